@@ -1,0 +1,59 @@
+/**
+ * The one error class of Countersign. Every public entry throws it, never a bare zod, parser
+ * or I/O error (those travel in `cause`). `code` is stable: callers and other languages
+ * (docs/bridge-protocol.md) branch on it, never on `message`.
+ */
+export const ERROR_CODES = [
+  // Wire formats of the operations extension (spec sections 3, 4, 6)
+  'ERR_OPERATION_INVALID',
+  'ERR_APPROVAL_INVALID',
+  'ERR_APPROVAL_HEADER_INVALID',
+  'ERR_EXTENSIONS_HEADER_INVALID',
+  'ERR_POPPY_JSON_INVALID',
+  'ERR_API_RESPONSE_INVALID',
+  'ERR_TOOL_RESULT_INVALID',
+  'ERR_EVENT_INVALID',
+  'ERR_MESSAGE_INVALID',
+  // Bridge and native messaging
+  'ERR_FRAME_INVALID',
+  'ERR_FRAME_TOO_LARGE',
+  'ERR_BRIDGE_MESSAGE_INVALID',
+  'ERR_PROTOCOL_VERSION',
+  'ERR_COMPANION_UNAVAILABLE',
+  'ERR_AGENT_NOT_PAIRED',
+  'ERR_AGENT_REVOKED',
+  'ERR_AUTH_FAILED',
+  'ERR_THROTTLED',
+  // Decisions and keys
+  'ERR_DECISION_INVALID',
+  'ERR_DECISION_MISMATCH',
+  'ERR_DECISION_EXPIRED',
+  'ERR_DECISION_REPLAYED',
+  'ERR_KEY_INVALID',
+  // Installer
+  'ERR_INSTALL_FAILED',
+  'ERR_UNSUPPORTED_PLATFORM',
+  // Anything else that crossed a boundary
+  'ERR_INPUT_INVALID',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class CountersignError extends Error {
+  override readonly name = 'CountersignError';
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+
+  /** A plain object for the wire (docs/bridge-protocol.md, "Errors"). */
+  toJSON(): { code: ErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export function isCountersignError(value: unknown, code?: ErrorCode): value is CountersignError {
+  return value instanceof CountersignError && (code === undefined || value.code === code);
+}
