@@ -1,0 +1,223 @@
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { nextState, type ApprovalEvent, type ApprovalState } from './approval-state';
+
+/**
+ * Everything the extension knows lives here, in IndexedDB, so a service-worker stop or a
+ * browser restart loses nothing and duplicates nothing (issue 5). Each change of an approval
+ * and its audit line are written in one transaction.
+ */
+
+export interface CompanyRef {
+  name: string;
+  origin: string;
+}
+
+export interface ApprovalRecord {
+  /** `${agent} ${operation_id} ${revision}`: one revision, asked by one agent. */
+  key: string;
+  agent: string;
+  agentName: string;
+  operationId: string;
+  revision: string;
+  /** The agent's request id and connection, to route the decision back. */
+  requestId: string;
+  conn: string | null;
+  nonce: string;
+  company: CompanyRef;
+  operation: {
+    operation_id: string;
+    revision: string;
+    summary: string;
+    terms?: Record<string, unknown> | undefined;
+    expires_at: string;
+  };
+  request: unknown;
+  session: unknown;
+  state: ApprovalState;
+  createdAt: number;
+  updatedAt: number;
+  /** The signed decision (compact JWS), once decided. */
+  decision?: string;
+  /** The revision this one replaced, for "what changed" (section 3 "New terms"). */
+  previousKey?: string;
+  heldReason?: string;
+  agentConnected: boolean;
+  outcomeDetail?: string;
+}
+
+export interface PairedAgent {
+  thumbprint: string;
+  name: string;
+  publicJwk: JsonWebKey;
+  pairedAt: number;
+  revokedAt?: number;
+}
+
+export interface AuditEntry {
+  id?: number;
+  at: number;
+  kind: string;
+  key?: string;
+  agent?: string;
+  from?: ApprovalState;
+  to?: ApprovalState;
+  detail?: string;
+}
+
+export interface StoredKeyPair {
+  name: 'extension';
+  alg: 'EdDSA' | 'ES256';
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JsonWebKey;
+  thumbprint: string;
+  createdAt: number;
+}
+
+interface CountersignDB extends DBSchema {
+  approvals: {
+    key: string;
+    value: ApprovalRecord;
+    indexes: { 'by-state': ApprovalState; 'by-operation': [string, string] };
+  };
+  agents: { key: string; value: PairedAgent };
+  keys: { key: string; value: StoredKeyPair };
+  audit: { key: number; value: AuditEntry };
+}
+
+export const DB_NAME = 'countersign';
+
+export function approvalKey(agent: string, operationId: string, revision: string): string {
+  return `${agent} ${operationId} ${revision}`;
+}
+
+export class Store {
+  private constructor(private readonly db: IDBPDatabase<CountersignDB>) {}
+
+  static async open(name = DB_NAME): Promise<Store> {
+    const db = await openDB<CountersignDB>(name, 1, {
+      upgrade(db) {
+        const approvals = db.createObjectStore('approvals', { keyPath: 'key' });
+        approvals.createIndex('by-state', 'state');
+        approvals.createIndex('by-operation', ['agent', 'operationId']);
+        db.createObjectStore('agents', { keyPath: 'thumbprint' });
+        db.createObjectStore('keys', { keyPath: 'name' });
+        db.createObjectStore('audit', { keyPath: 'id', autoIncrement: true });
+      },
+    });
+    return new Store(db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  get(key: string): Promise<ApprovalRecord | undefined> {
+    return this.db.get('approvals', key);
+  }
+
+  byState(state: ApprovalState): Promise<ApprovalRecord[]> {
+    return this.db.getAllFromIndex('approvals', 'by-state', state);
+  }
+
+  byOperation(agent: string, operationId: string): Promise<ApprovalRecord[]> {
+    return this.db.getAllFromIndex('approvals', 'by-operation', [agent, operationId]);
+  }
+
+  all(): Promise<ApprovalRecord[]> {
+    return this.db.getAll('approvals');
+  }
+
+  /** Adds a new revision; refuses to overwrite one that exists (idempotent re-asks are the caller's). */
+  async insert(record: ApprovalRecord, audit: Omit<AuditEntry, 'at'>): Promise<void> {
+    const tx = this.db.transaction(['approvals', 'audit'], 'readwrite');
+    await Promise.all([
+      tx.objectStore('approvals').add(record),
+      tx.objectStore('audit').add({ ...audit, at: Date.now() }),
+      tx.done,
+    ]);
+  }
+
+  /**
+   * Applies one state-machine event and a patch atomically; throws (changing nothing) when the
+   * event is not allowed in the record's current state.
+   */
+  async transition(
+    key: string,
+    event: ApprovalEvent,
+    patch: Partial<Omit<ApprovalRecord, 'key' | 'state'>> = {},
+    detail?: string,
+  ): Promise<ApprovalRecord> {
+    const tx = this.db.transaction(['approvals', 'audit'], 'readwrite');
+    const approvals = tx.objectStore('approvals');
+    const current = await approvals.get(key);
+    if (!current) {
+      tx.abort();
+      await tx.done.catch(() => undefined);
+      throw new Error(`no approval ${key}`);
+    }
+    let state: ApprovalState;
+    try {
+      state = nextState(current.state, event);
+    } catch (error) {
+      tx.abort();
+      await tx.done.catch(() => undefined);
+      throw error;
+    }
+    const updated: ApprovalRecord = { ...current, ...patch, state, updatedAt: Date.now() };
+    await approvals.put(updated);
+    await tx.objectStore('audit').add({
+      at: Date.now(),
+      kind: event,
+      key,
+      agent: current.agent,
+      from: current.state,
+      to: state,
+      ...(detail === undefined ? {} : { detail }),
+    });
+    await tx.done;
+    return updated;
+  }
+
+  /** Changes fields that are not part of the state machine (connection, agent presence). */
+  async patch(key: string, patch: Partial<Pick<ApprovalRecord, 'conn' | 'agentConnected' | 'outcomeDetail'>>): Promise<void> {
+    const tx = this.db.transaction('approvals', 'readwrite');
+    const current = await tx.store.get(key);
+    if (current) await tx.store.put({ ...current, ...patch });
+    await tx.done;
+  }
+
+  async audit(kind: string, entry: Omit<AuditEntry, 'at' | 'kind'> = {}): Promise<void> {
+    await this.db.add('audit', { ...entry, kind, at: Date.now() });
+  }
+
+  auditLog(): Promise<AuditEntry[]> {
+    return this.db.getAll('audit');
+  }
+
+  getAgent(thumbprint: string): Promise<PairedAgent | undefined> {
+    return this.db.get('agents', thumbprint);
+  }
+
+  agents(): Promise<PairedAgent[]> {
+    return this.db.getAll('agents');
+  }
+
+  async putAgent(agent: PairedAgent): Promise<void> {
+    await this.db.put('agents', agent);
+    await this.audit(agent.revokedAt ? 'agent-revoked' : 'agent-paired', { agent: agent.thumbprint, detail: agent.name });
+  }
+
+  getKeyPair(): Promise<StoredKeyPair | undefined> {
+    return this.db.get('keys', 'extension');
+  }
+
+  /** Stores the key pair only if none exists yet, so two racing starts keep one key. */
+  async putKeyPairOnce(pair: StoredKeyPair): Promise<StoredKeyPair> {
+    const tx = this.db.transaction('keys', 'readwrite');
+    const existing = await tx.store.get('extension');
+    if (!existing) await tx.store.add(pair);
+    await tx.done;
+    return existing ?? pair;
+  }
+}

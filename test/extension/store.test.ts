@@ -1,0 +1,105 @@
+import 'fake-indexeddb/auto';
+import { describe, it, expect, beforeEach } from 'vitest';
+import { Store, approvalKey, type ApprovalRecord } from '../../src/extension/store';
+import { isCountersignError } from '../../src/protocol/errors';
+
+let dbCount = 0;
+function record(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
+  const operation = {
+    operation_id: 'exc_5Rt2',
+    revision: '1791487200-k3Jd9Qx2mW8v',
+    summary: 'Exchange the jacket for $70.00 more.',
+    expires_at: '2026-10-08T12:20:00-07:00',
+  };
+  return {
+    key: approvalKey('agentA', operation.operation_id, operation.revision),
+    agent: 'agentA',
+    agentName: 'Desk agent',
+    operationId: operation.operation_id,
+    revision: operation.revision,
+    requestId: 'req1',
+    conn: 'c1',
+    nonce: 'n1',
+    company: { name: 'Stormline', origin: 'https://stormline.example' },
+    operation,
+    request: { interface: 'api', method: 'POST', url: 'https://api.example.com/orders/ord_7Hk2/exchanges' },
+    session: { kind: 'this_session' },
+    state: 'pending',
+    createdAt: 1,
+    updatedAt: 1,
+    agentConnected: true,
+    ...overrides,
+  };
+}
+
+describe('extension store (issue 5: state survives a worker stop)', () => {
+  let name: string;
+  beforeEach(() => {
+    name = `countersign-test-${++dbCount}`;
+  });
+
+  it('keeps a pending approval across a close and reopen', async () => {
+    const a = await Store.open(name);
+    await a.insert(record(), { kind: 'received' });
+    a.close();
+    const b = await Store.open(name);
+    const pending = await b.byState('pending');
+    expect(pending.map((r) => r.key)).toEqual([record().key]);
+    b.close();
+  });
+
+  it('refuses to insert the same revision twice (no duplicates)', async () => {
+    const s = await Store.open(name);
+    await s.insert(record(), { kind: 'received' });
+    await expect(s.insert(record(), { kind: 'received' })).rejects.toThrow();
+    expect(await s.all()).toHaveLength(1);
+    s.close();
+  });
+
+  it('applies a transition and its audit line together', async () => {
+    const s = await Store.open(name);
+    await s.insert(record(), { kind: 'received' });
+    const approved = await s.transition(record().key, 'approve', { decision: 'jws' });
+    expect(approved.state).toBe('approved');
+    expect(approved.decision).toBe('jws');
+    const log = await s.auditLog();
+    expect(log.map((e) => e.kind)).toEqual(['received', 'approve']);
+    expect(log[1]).toMatchObject({ from: 'pending', to: 'approved' });
+    s.close();
+  });
+
+  it('a forbidden transition changes nothing and writes no audit line', async () => {
+    const s = await Store.open(name);
+    await s.insert(record({ state: 'declined' }), { kind: 'received' });
+    const error = await s.transition(record().key, 'approve').catch((e: unknown) => e);
+    expect(isCountersignError(error, 'ERR_INPUT_INVALID')).toBe(true);
+    expect((await s.get(record().key))?.state).toBe('declined');
+    expect(await s.auditLog()).toHaveLength(1);
+    s.close();
+  });
+
+  it('finds every revision of one operation of one agent', async () => {
+    const s = await Store.open(name);
+    await s.insert(record(), { kind: 'received' });
+    const r2 = record({ revision: 'rev2', key: approvalKey('agentA', 'exc_5Rt2', 'rev2') });
+    await s.insert(r2, { kind: 'received' });
+    await s.insert(record({ agent: 'agentB', key: approvalKey('agentB', 'exc_5Rt2', 'rev2') }), { kind: 'received' });
+    expect((await s.byOperation('agentA', 'exc_5Rt2')).map((r) => r.revision).sort()).toEqual(
+      ['1791487200-k3Jd9Qx2mW8v', 'rev2'].sort(),
+    );
+    s.close();
+  });
+
+  it('stores one extension key pair even when two starts race', async () => {
+    const s = await Store.open(name);
+    const pair = await crypto.subtle.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify']);
+    const base = { name: 'extension' as const, alg: 'EdDSA' as const, ...pair, publicJwk: {}, createdAt: 1 };
+    const [x, y] = await Promise.all([
+      s.putKeyPairOnce({ ...base, thumbprint: 'first' }),
+      s.putKeyPairOnce({ ...base, thumbprint: 'second' }),
+    ]);
+    expect(x.thumbprint).toBe(y.thumbprint);
+    expect((await s.getKeyPair())?.thumbprint).toBe(x.thumbprint);
+    s.close();
+  });
+});
