@@ -7,8 +7,9 @@ const forStore = process.env.COUNTERSIGN_STORE === '1';
 export default defineConfig({
   manifestVersion: 3,
   manifest: ({ browser }) => ({
-    name: 'Countersign',
-    description: 'See exactly what a Company wants to do for you, and say yes or no yourself.',
+    name: '__MSG_extName__',
+    description: '__MSG_extDescription__',
+    default_locale: 'en',
     permissions: ['nativeMessaging', 'notifications'],
     content_security_policy: {
       extension_pages: "default-src 'self'; script-src 'self'; object-src 'none'; img-src 'self'; connect-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",

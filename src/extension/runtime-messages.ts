@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Messages between the extension's own pages and its background. Only the extension's pages
- * can send them (no `externally_connectable`), yet they are still validated: a bug in one page
- * must not become a state change in the background.
+ * Messages between the extension's own pages and its background. Only the extension's own
+ * pages can send them (no `externally_connectable`, no content scripts), yet they are still
+ * validated: a bug in one page must not become a state change in the background.
  */
 export const versionQuery = z.object({ type: z.literal('countersign/version') }).strict();
 
@@ -14,3 +14,42 @@ export const versionAnswer = z.object({
   startedAt: z.number(),
 });
 export type VersionAnswer = z.infer<typeof versionAnswer>;
+
+const key = z.string().min(1).max(1200);
+
+/**
+ * A decision taken in the approval window. `trusted` is the page's own `event.isTrusted`, and
+ * `shownFor` how long the item was visible and focused: the background refuses an approval
+ * without both (issue 5: no way to approve but a trusted click in the extension's window).
+ */
+export const decideMessage = z
+  .object({
+    type: z.literal('countersign/decide'),
+    key,
+    decision: z.enum(['approve', 'decline']),
+    trusted: z.literal(true),
+    shownFor: z.number().nonnegative(),
+  })
+  .strict();
+
+export const withdrawMessage = z.object({ type: z.literal('countersign/withdraw'), key, trusted: z.literal(true) }).strict();
+export const declineAllMessage = z.object({ type: z.literal('countersign/decline-all'), trusted: z.literal(true) }).strict();
+export const snapshotQuery = z.object({ type: z.literal('countersign/snapshot') }).strict();
+export const pairAnswerMessage = z
+  .object({ type: z.literal('countersign/pair-answer'), pairingId: key, confirmed: z.boolean(), trusted: z.literal(true) })
+  .strict();
+export const revokeAgentMessage = z.object({ type: z.literal('countersign/revoke-agent'), thumbprint: key }).strict();
+
+export const pageMessage = z.discriminatedUnion('type', [
+  versionQuery,
+  decideMessage,
+  withdrawMessage,
+  declineAllMessage,
+  snapshotQuery,
+  pairAnswerMessage,
+  revokeAgentMessage,
+]);
+export type PageMessage = z.infer<typeof pageMessage>;
+
+/** The smallest time an item must be visible and focused before Approve counts (issue 5). */
+export const APPROVE_DELAY_MS = 1000;

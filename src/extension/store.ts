@@ -179,6 +179,17 @@ export class Store {
     return updated;
   }
 
+  /** The agent asked again for the same revision: route the answer to its new request. */
+  async reattach(key: string, link: Pick<ApprovalRecord, 'conn' | 'requestId' | 'nonce'>): Promise<ApprovalRecord> {
+    const tx = this.db.transaction('approvals', 'readwrite');
+    const current = await tx.store.get(key);
+    if (!current) throw new Error(`no approval ${key}`);
+    const updated = { ...current, ...link, agentConnected: true };
+    await tx.store.put(updated);
+    await tx.done;
+    return updated;
+  }
+
   /** Changes fields that are not part of the state machine (connection, agent presence). */
   async patch(key: string, patch: Partial<Pick<ApprovalRecord, 'conn' | 'agentConnected' | 'outcomeDetail'>>): Promise<void> {
     const tx = this.db.transaction('approvals', 'readwrite');

@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   'ERR_TOOL_RESULT_INVALID',
   'ERR_EVENT_INVALID',
   'ERR_MESSAGE_INVALID',
+  // RFC 9651 fields in general, when no field-specific code applies (src/protocol/structured-fields.ts)
+  'ERR_STRUCTURED_FIELD_INVALID',
   // Bridge and native messaging
   'ERR_FRAME_INVALID',
   'ERR_FRAME_TOO_LARGE',
@@ -24,6 +26,8 @@ export const ERROR_CODES = [
   'ERR_AGENT_REVOKED',
   'ERR_AUTH_FAILED',
   'ERR_THROTTLED',
+  'ERR_OUTCOME_PENDING',
+  'ERR_NOT_ALLOWED',
   // Decisions and keys
   'ERR_DECISION_INVALID',
   'ERR_DECISION_MISMATCH',

@@ -1,0 +1,271 @@
+import { CountersignError } from '../protocol/errors';
+import { isOutcomeOpen, type ApprovalEvent } from './approval-state';
+import { approvalKey, type ApprovalRecord, type CompanyRef, type PairedAgent, type Store } from './store';
+
+/**
+ * The extension's decisions about approvals, apart from any browser API so it can be tested
+ * against a real IndexedDB implementation. Entry points wire it to the native port, the
+ * approval window, the badge and notifications.
+ */
+
+export interface IncomingApprovalRequest {
+  id: string;
+  nonce: string;
+  company: CompanyRef;
+  operation: ApprovalRecord['operation'];
+  request: unknown;
+  session: unknown;
+}
+
+export type DecisionStatus = 'approved' | 'declined' | 'expired' | 'superseded' | 'withdrawn';
+
+/** What the queue sends to an agent (inside the bridge's relay envelope). */
+export type AgentReply =
+  | { type: 'decision'; id: string; status: DecisionStatus; jws?: string }
+  | { type: 'withdrawn'; operation_id: string; revision: string }
+  | { type: 'error'; id?: string; code: string; message: string };
+
+export interface QueueDeps {
+  store: Store;
+  /** Signs the User's decision over exactly what was shown (docs/bridge-protocol.md "Decision"). */
+  sign(record: ApprovalRecord, status: 'approved' | 'declined'): Promise<string>;
+  /** Sends to one agent connection; false when that connection is gone. */
+  send(conn: string, reply: AgentReply): boolean;
+  /** Something changed that the badge, window or popup should show. */
+  changed(reason: 'new' | 'update'): void;
+  now?: () => number;
+}
+
+/** Open prompts one agent may have at once before further requests are refused (issue 5: a flood is throttled and reported). */
+export const MAX_PENDING_PER_AGENT = 20;
+
+const DECIDED_REPLY: Partial<Record<ApprovalRecord['state'], DecisionStatus>> = {
+  declined: 'declined',
+  expired: 'expired',
+  superseded: 'superseded',
+  withdrawn: 'withdrawn',
+};
+
+export class ApprovalQueue {
+  private readonly now: () => number;
+  /** Requests refused for flooding, per agent, reported in the snapshot (memory only: a report, not state). */
+  readonly throttled = new Map<string, number>();
+
+  constructor(private readonly deps: QueueDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /**
+   * An agent asks for approval of one revision. Returns the immediate reply, or null when the
+   * User is being asked (the decision is sent later).
+   */
+  async receive(agent: PairedAgent, conn: string, req: IncomingApprovalRequest): Promise<AgentReply | null> {
+    const { store } = this.deps;
+    const op = req.operation;
+    const key = approvalKey(agent.thumbprint, op.operation_id, op.revision);
+    const existing = await store.get(key);
+
+    if (existing) return this.reask(existing, conn, req);
+
+    const siblings = await store.byOperation(agent.thumbprint, op.operation_id);
+    const base: ApprovalRecord = {
+      key,
+      agent: agent.thumbprint,
+      agentName: agent.name,
+      operationId: op.operation_id,
+      revision: op.revision,
+      requestId: req.id,
+      conn,
+      nonce: req.nonce,
+      company: req.company,
+      operation: op,
+      request: req.request,
+      session: req.session,
+      state: 'pending',
+      createdAt: this.now(),
+      updatedAt: this.now(),
+      agentConnected: true,
+    };
+
+    if (Date.parse(op.expires_at) <= this.now()) {
+      // Section 3 "Expiry": nothing to ask about; recorded so the history shows it.
+      await store.insert({ ...base, state: 'expired' }, { kind: 'received-expired', key, agent: agent.thumbprint });
+      return { type: 'decision', id: req.id, status: 'expired' };
+    }
+
+    // Section 7: no new approval for the same action until the first one's outcome is known.
+    const open = siblings.find((s) => isOutcomeOpen(s.state));
+    if (open) {
+      await store.insert(
+        { ...base, state: 'held', heldReason: open.key, previousKey: open.key },
+        { kind: 'held', key, agent: agent.thumbprint, detail: `outcome of ${open.revision} not known` },
+      );
+      this.deps.changed('update');
+      return {
+        type: 'error',
+        id: req.id,
+        code: 'ERR_OUTCOME_PENDING',
+        message: `operation ${op.operation_id}: revision ${open.revision} was approved and its outcome is not known yet; report it before asking again (section 7)`,
+      };
+    }
+
+    const pendingCount = (await store.byState('pending')).filter((r) => r.agent === agent.thumbprint).length;
+    const previousPending = siblings.find((s) => s.state === 'pending' || s.state === 'held');
+    if (!previousPending && pendingCount >= MAX_PENDING_PER_AGENT) {
+      const count = (this.throttled.get(agent.thumbprint) ?? 0) + 1;
+      this.throttled.set(agent.thumbprint, count);
+      if (count === 1) await store.audit('throttled', { agent: agent.thumbprint, detail: `more than ${MAX_PENDING_PER_AGENT} open approvals` });
+      this.deps.changed('update');
+      return { type: 'error', id: req.id, code: 'ERR_THROTTLED', message: `agent has ${pendingCount} approvals waiting; decide those first` };
+    }
+
+    // Section 3 "New terms" and 5: a new revision replaces the pending one and needs its own decision.
+    if (previousPending) {
+      const replaced = await store.transition(previousPending.key, 'supersede', {}, `replaced by ${op.revision}`);
+      if (replaced.conn) this.deps.send(replaced.conn, { type: 'decision', id: replaced.requestId, status: 'superseded' });
+    }
+    await store.insert(
+      previousPending ? { ...base, previousKey: previousPending.key } : base,
+      { kind: 'received', key, agent: agent.thumbprint, detail: req.company.origin },
+    );
+    this.deps.changed('new');
+    return null;
+  }
+
+  /** The same revision asked again (a reconnect, a restarted agent): never a second prompt. */
+  private async reask(existing: ApprovalRecord, conn: string, req: IncomingApprovalRequest): Promise<AgentReply | null> {
+    const { store } = this.deps;
+    if (existing.state === 'pending' || existing.state === 'held') {
+      await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
+      this.deps.changed('update');
+      if (existing.state === 'held') {
+        return { type: 'error', id: req.id, code: 'ERR_OUTCOME_PENDING', message: `operation ${existing.operationId}: an earlier approval has no known outcome yet` };
+      }
+      return null;
+    }
+    const decided = DECIDED_REPLY[existing.state];
+    if (decided) return { type: 'decision', id: req.id, status: decided };
+    // Approved (and perhaps sent): the User's decision stands for this revision. It is signed
+    // afresh for the new request nonce, because the agent verifies the nonce it sent.
+    const reissued = await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
+    const jws = await this.deps.sign(reissued, 'approved');
+    await store.audit('reissued', { key: existing.key, agent: existing.agent });
+    return { type: 'decision', id: req.id, status: 'approved', jws };
+  }
+
+  /** The User's decision, from a trusted click in the approval window. */
+  async decide(key: string, decision: 'approve' | 'decline'): Promise<ApprovalRecord> {
+    const { store } = this.deps;
+    const record = await store.get(key);
+    if (!record) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key} does not exist`);
+    if (decision === 'approve' && Date.parse(record.operation.expires_at) <= this.now()) {
+      await this.expire(record);
+      throw new CountersignError('ERR_DECISION_EXPIRED', `operation ${record.operationId} revision ${record.revision} has expired`);
+    }
+    const status = decision === 'approve' ? 'approved' : 'declined';
+    const event: ApprovalEvent = decision;
+    // Signed before the state changes: a failed signature leaves the approval pending.
+    const jws = await this.deps.sign(record, status);
+    const updated = await store.transition(key, event, { decision: jws });
+    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status, jws });
+    this.deps.changed('update');
+    return updated;
+  }
+
+  async declineAll(): Promise<number> {
+    const pending = [...(await this.deps.store.byState('pending')), ...(await this.deps.store.byState('held'))];
+    for (const record of pending) await this.decide(record.key, 'decline');
+    return pending.length;
+  }
+
+  /** Section 5: "If the User withdraws their approval before the Personal Agent has sent it, the Personal Agent doesn't send it." */
+  async withdraw(key: string): Promise<ApprovalRecord> {
+    const updated = await this.deps.store.transition(key, 'withdraw');
+    if (updated.conn) this.deps.send(updated.conn, { type: 'withdrawn', operation_id: updated.operationId, revision: updated.revision });
+    this.deps.changed('update');
+    return updated;
+  }
+
+  /**
+   * The agent reports it is sending the approval: from now on it cannot be withdrawn. Refused
+   * (typed error to the agent) when the User withdrew first: then the agent must not send it.
+   */
+  async sent(agent: string, operationId: string, revision: string): Promise<AgentReply | null> {
+    const key = approvalKey(agent, operationId, revision);
+    const record = await this.deps.store.get(key);
+    if (!record) return { type: 'error', code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}` };
+    if (record.state === 'sent') return null;
+    if (record.state !== 'approved') {
+      return { type: 'error', code: 'ERR_NOT_ALLOWED', message: `approval of ${operationId} revision ${revision} is ${record.state}: do not send it` };
+    }
+    await this.deps.store.transition(key, 'sent');
+    this.deps.changed('update');
+    return null;
+  }
+
+  /** The agent reports what the Company did. A `new_revision` outcome counts as not performed. */
+  async outcome(
+    agent: string,
+    operationId: string,
+    revision: string,
+    outcome: 'performed' | 'failed' | 'unknown' | 'new_revision',
+    detail?: string,
+  ): Promise<AgentReply | null> {
+    const { store } = this.deps;
+    const key = approvalKey(agent, operationId, revision);
+    const record = await store.get(key);
+    if (!record) return { type: 'error', code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}` };
+    const event: ApprovalEvent = outcome === 'new_revision' ? 'failed' : outcome;
+    if (record.state === event) return null; // a repeated report
+    try {
+      await store.transition(key, event, detail === undefined ? {} : { outcomeDetail: detail }, detail);
+    } catch (error) {
+      return { type: 'error', code: 'ERR_NOT_ALLOWED', message: error instanceof Error ? error.message : String(error) };
+    }
+    // Section 7: once the outcome is known, a held revision of the same action may be asked about,
+    // unless the action was performed: then it can never be performed again.
+    if (event === 'performed' || event === 'failed') {
+      for (const held of (await store.byOperation(agent, operationId)).filter((r) => r.state === 'held')) {
+        await store.transition(held.key, event === 'failed' ? 'release' : 'supersede', {}, `earlier revision ${event}`);
+      }
+    }
+    this.deps.changed('update');
+    return null;
+  }
+
+  /** Marks every pending revision past its `expires_at` as expired and tells its agent. */
+  async expireDue(): Promise<number> {
+    let count = 0;
+    for (const state of ['pending', 'held'] as const) {
+      for (const record of await this.deps.store.byState(state)) {
+        if (Date.parse(record.operation.expires_at) <= this.now()) {
+          await this.expire(record);
+          count++;
+        }
+      }
+    }
+    if (count) this.deps.changed('update');
+    return count;
+  }
+
+  private async expire(record: ApprovalRecord): Promise<void> {
+    const updated = await this.deps.store.transition(record.key, 'expire');
+    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'expired' });
+  }
+
+  /** An agent connection went away: its prompts stay, marked, and wait for it to come back. */
+  async disconnected(conn: string): Promise<void> {
+    for (const record of await this.deps.store.all()) {
+      if (record.conn === conn) await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
+    }
+    this.deps.changed('update');
+  }
+
+  /** The bridge restarted: every connection id it gave is void. */
+  async allDisconnected(): Promise<void> {
+    for (const record of await this.deps.store.all()) {
+      if (record.conn !== null) await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
+    }
+    this.deps.changed('update');
+  }
+}

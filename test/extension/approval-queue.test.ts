@@ -1,0 +1,193 @@
+import 'fake-indexeddb/auto';
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { ApprovalQueue, MAX_PENDING_PER_AGENT, type AgentReply, type IncomingApprovalRequest } from '../../src/extension/approval-queue';
+import { Store, approvalKey, type PairedAgent } from '../../src/extension/store';
+
+const agent: PairedAgent = { thumbprint: 'agentA', name: 'Desk agent', publicJwk: {}, pairedAt: 0 };
+const NOW = Date.parse('2026-10-08T19:00:00Z');
+let n = 0;
+
+function request(revision = 'rev1', overrides: Partial<IncomingApprovalRequest> = {}): IncomingApprovalRequest {
+  return {
+    id: `req-${++n}`,
+    nonce: `nonce-${n}`,
+    company: { name: 'Stormline', origin: 'https://stormline.example' },
+    operation: {
+      operation_id: 'exc_5Rt2',
+      revision,
+      summary: 'Exchange the jacket for **$70.00** more.',
+      expires_at: '2026-10-08T12:20:00-07:00',
+    },
+    request: { interface: 'api', method: 'POST', url: 'https://api.example.com/orders/ord_7Hk2/exchanges' },
+    session: { kind: 'this_session' },
+    ...overrides,
+  };
+}
+
+describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
+  let store: Store;
+  let sent: Array<[string, AgentReply]>;
+  let changes: string[];
+  let signed: string[];
+  let queue: ApprovalQueue;
+  let now = NOW;
+
+  beforeEach(async () => {
+    store = await Store.open(`queue-${++n}`);
+    sent = [];
+    changes = [];
+    signed = [];
+    now = NOW;
+    queue = new ApprovalQueue({
+      store,
+      async sign(record, status) {
+        const jws = `jws:${status}:${record.revision}:${record.nonce}`;
+        signed.push(jws);
+        return jws;
+      },
+      send(conn, reply) {
+        sent.push([conn, reply]);
+        return true;
+      },
+      changed(reason) {
+        changes.push(reason);
+      },
+      now: () => now,
+    });
+  });
+  afterEach(() => store.close());
+
+  it('section 5: a request becomes one pending prompt and no reply until the User decides', async () => {
+    expect(await queue.receive(agent, 'c1', request())).toBeNull();
+    expect((await store.byState('pending')).map((r) => r.revision)).toEqual(['rev1']);
+    expect(changes).toEqual(['new']);
+  });
+
+  it('the same revision asked again never makes a second prompt', async () => {
+    await queue.receive(agent, 'c1', request());
+    expect(await queue.receive(agent, 'c2', request())).toBeNull();
+    expect(await store.all()).toHaveLength(1);
+    expect((await store.all())[0]?.conn).toBe('c2');
+  });
+
+  it('approving signs the decision and sends it to the asking connection', async () => {
+    const r = request();
+    await queue.receive(agent, 'c1', r);
+    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
+    expect(sent).toEqual([['c1', { type: 'decision', id: r.id, status: 'approved', jws: `jws:approved:rev1:${r.nonce}` }]]);
+  });
+
+  it('a decided revision asked again gets the stored decision, re-signed for the new nonce, without a prompt', async () => {
+    await queue.receive(agent, 'c1', request());
+    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
+    const again = request();
+    const reply = await queue.receive(agent, 'c9', again);
+    expect(reply).toEqual({ type: 'decision', id: again.id, status: 'approved', jws: `jws:approved:rev1:${again.nonce}` });
+    expect(changes.filter((c) => c === 'new')).toHaveLength(1);
+  });
+
+  it('a declined revision asked again stays declined', async () => {
+    await queue.receive(agent, 'c1', request());
+    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'decline');
+    const again = request();
+    expect(await queue.receive(agent, 'c1', again)).toEqual({ type: 'decision', id: again.id, status: 'declined' });
+  });
+
+  it('section 3 "New terms": a new revision supersedes the pending one and its asker is told', async () => {
+    const first = request('rev1');
+    await queue.receive(agent, 'c1', first);
+    expect(await queue.receive(agent, 'c1', request('rev2'))).toBeNull();
+    expect(sent).toEqual([['c1', { type: 'decision', id: first.id, status: 'superseded' }]]);
+    const pending = await store.byState('pending');
+    expect(pending.map((r) => [r.revision, r.previousKey])).toEqual([['rev2', approvalKey('agentA', 'exc_5Rt2', 'rev1')]]);
+  });
+
+  it('section 7: a new revision while the approved one has no known outcome is held, not prompted', async () => {
+    await queue.receive(agent, 'c1', request('rev1'));
+    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
+    await queue.sent('agentA', 'exc_5Rt2', 'rev1');
+    await queue.outcome('agentA', 'exc_5Rt2', 'rev1', 'unknown');
+    const reply = await queue.receive(agent, 'c1', request('rev2'));
+    expect(reply).toMatchObject({ type: 'error', code: 'ERR_OUTCOME_PENDING' });
+    expect(await store.byState('pending')).toHaveLength(0);
+    expect((await store.byState('held')).map((r) => r.revision)).toEqual(['rev2']);
+  });
+
+  it('section 7: when the first outcome is "failed" the held revision is released; "performed" retires it', async () => {
+    await queue.receive(agent, 'c1', request('rev1'));
+    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
+    await queue.receive(agent, 'c1', request('rev2'));
+    await queue.outcome('agentA', 'exc_5Rt2', 'rev1', 'failed');
+    expect((await store.byState('pending')).map((r) => r.revision)).toEqual(['rev2']);
+
+    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev2'), 'approve');
+    await queue.receive(agent, 'c1', request('rev3'));
+    await queue.outcome('agentA', 'exc_5Rt2', 'rev2', 'performed');
+    expect((await store.get(approvalKey('agentA', 'exc_5Rt2', 'rev3')))?.state).toBe('superseded');
+  });
+
+  it('section 3 "Expiry": an expired revision cannot be approved', async () => {
+    await queue.receive(agent, 'c1', request());
+    now = Date.parse('2026-10-08T19:20:01Z');
+    await expect(queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve')).rejects.toMatchObject({ code: 'ERR_DECISION_EXPIRED' });
+    expect((await store.all())[0]?.state).toBe('expired');
+    expect(signed).toEqual([]);
+  });
+
+  it('an already expired request is answered "expired" and never prompted', async () => {
+    now = Date.parse('2026-10-09T00:00:00Z');
+    const r = request();
+    expect(await queue.receive(agent, 'c1', r)).toEqual({ type: 'decision', id: r.id, status: 'expired' });
+    expect(changes).toEqual([]);
+  });
+
+  it('expireDue tells the agent its pending revision expired', async () => {
+    const r = request();
+    await queue.receive(agent, 'c1', r);
+    now = Date.parse('2026-10-08T19:21:00Z');
+    expect(await queue.expireDue()).toBe(1);
+    expect(sent).toEqual([['c1', { type: 'decision', id: r.id, status: 'expired' }]]);
+  });
+
+  it('section 5: a withdrawn approval is refused when the agent then tries to send it', async () => {
+    await queue.receive(agent, 'c1', request());
+    const key = approvalKey('agentA', 'exc_5Rt2', 'rev1');
+    await queue.decide(key, 'approve');
+    await queue.withdraw(key);
+    expect(sent.at(-1)).toEqual(['c1', { type: 'withdrawn', operation_id: 'exc_5Rt2', revision: 'rev1' }]);
+    expect(await queue.sent('agentA', 'exc_5Rt2', 'rev1')).toMatchObject({ type: 'error', code: 'ERR_NOT_ALLOWED' });
+  });
+
+  it('once the agent has sent it, the approval can no longer be withdrawn', async () => {
+    await queue.receive(agent, 'c1', request());
+    const key = approvalKey('agentA', 'exc_5Rt2', 'rev1');
+    await queue.decide(key, 'approve');
+    expect(await queue.sent('agentA', 'exc_5Rt2', 'rev1')).toBeNull();
+    await expect(queue.withdraw(key)).rejects.toMatchObject({ code: 'ERR_INPUT_INVALID' });
+  });
+
+  it('a flood from one agent is throttled and reported, not shown as a hundred prompts', async () => {
+    for (let i = 0; i < MAX_PENDING_PER_AGENT + 30; i++) {
+      await queue.receive(agent, 'c1', request('r', { operation: { ...request().operation, operation_id: `op_${i}`, revision: 'r' } }));
+    }
+    expect(await store.byState('pending')).toHaveLength(MAX_PENDING_PER_AGENT);
+    expect(queue.throttled.get('agentA')).toBe(30);
+    expect((await store.auditLog()).filter((e) => e.kind === 'throttled')).toHaveLength(1);
+  });
+
+  it('an agent disconnect keeps its prompts, marked, and a decision waits for it', async () => {
+    await queue.receive(agent, 'c1', request());
+    await queue.disconnected('c1');
+    const [record] = await store.all();
+    expect(record).toMatchObject({ conn: null, agentConnected: false, state: 'pending' });
+    await queue.decide(record!.key, 'approve');
+    expect(sent).toEqual([]);
+  });
+
+  it('decline all declines every waiting prompt', async () => {
+    await queue.receive(agent, 'c1', request('rev1'));
+    await queue.receive(agent, 'c1', request('rev1', { operation: { ...request().operation, operation_id: 'other' } }));
+    expect(await queue.declineAll()).toBe(2);
+    expect((await store.byState('declined')).length).toBe(2);
+  });
+});
