@@ -1,0 +1,190 @@
+import type { browser as browserApi } from 'wxt/browser';
+
+type Browser = typeof browserApi;
+import { renderApprovalCard, type Translate } from './approval-card';
+import { ApproveGate } from './approve-gate';
+import type { ApprovalView, Snapshot } from '../snapshot';
+import type { PageMessage } from '../runtime-messages';
+
+const STATE_TEXT: Record<ApprovalView['state'], string> = {
+  pending: '',
+  held: 'stateHeld',
+  approved: 'stateApproved',
+  sent: 'stateSent',
+  unknown: 'stateUnknown',
+  performed: 'statePerformed',
+  failed: 'stateFailed',
+  declined: 'stateDeclined',
+  withdrawn: 'stateWithdrawn',
+  expired: 'stateExpired',
+  superseded: 'stateSuperseded',
+};
+
+/** "4 min 05 s": the countdown to a revision's expires_at (section 3 "Expiry"). */
+export function formatRemaining(ms: number): string {
+  if (ms <= 0) return '0 s';
+  const s = Math.floor(ms / 1000);
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
+  if (m > 0) return `${m} min ${String(sec).padStart(2, '0')} s`;
+  return `${sec} s`;
+}
+
+/**
+ * The approval window: one revision at a time, "N of M", Approve behind the gate, Decline always.
+ * Closing the window decides nothing: it only disconnects this page.
+ */
+export function mountApprovalWindow(doc: Document, browser: Browser): void {
+  const t: Translate = (key, subs) => browser.i18n.getMessage(key as never, subs as never) || key;
+  const $ = <T extends HTMLElement>(id: string) => doc.getElementById(id) as T;
+  const content = $('content');
+  const approve = $<HTMLButtonElement>('approve');
+  const decline = $<HTMLButtonElement>('decline');
+  const declineAll = $<HTMLButtonElement>('decline-all');
+  const withdraw = $<HTMLButtonElement>('withdraw');
+  const prev = $<HTMLButtonElement>('prev');
+  const next = $<HTMLButtonElement>('next');
+  const status = $('status');
+  const gateHint = $('gate-hint');
+  const countdown = $('countdown');
+  const bridgeDown = $('bridge-down');
+  const agentGone = $('agent-gone');
+
+  doc.title = t('approveTitle');
+  approve.textContent = t('approve');
+  decline.textContent = t('decline');
+  declineAll.textContent = t('declineAll');
+  withdraw.textContent = t('withdraw');
+  prev.setAttribute('aria-label', t('previous'));
+  next.setAttribute('aria-label', t('next'));
+  bridgeDown.textContent = t('bridgeDown');
+  agentGone.textContent = t('agentDisconnected');
+
+  const gate = new ApproveGate();
+  let snapshot: Snapshot | null = null;
+  let currentKey: string | null = null;
+  let showAll = false;
+  const focused = () => doc.visibilityState === 'visible' && doc.hasFocus();
+
+  const port = browser.runtime.connect({ name: 'approve-window' });
+  const send = (message: PageMessage) => browser.runtime.sendMessage(message);
+
+  const current = (): ApprovalView | undefined => snapshot?.active.find((v) => v.key === currentKey);
+
+  function select(key: string | null): void {
+    if (key !== currentKey) {
+      currentKey = key;
+      showAll = false;
+      gate.reset(Date.now(), focused());
+      render();
+    }
+  }
+
+  function render(): void {
+    const items = snapshot?.active ?? [];
+    const view = current();
+    content.replaceChildren();
+    if (!view) {
+      const empty = doc.createElement('p');
+      empty.textContent = t('nothingPending');
+      empty.className = 'muted';
+      content.append(empty);
+    } else {
+      content.append(renderApprovalCard(doc, view, t, { showAll }));
+    }
+    const index = view ? items.indexOf(view) : -1;
+    $('position').textContent = items.length ? t('position', [String(index + 1), String(items.length)]) : '';
+    prev.disabled = index <= 0;
+    next.disabled = index < 0 || index >= items.length - 1;
+    bridgeDown.hidden = snapshot?.bridge !== 'down';
+    agentGone.hidden = !view || view.agentConnected;
+    status.textContent = view ? t(STATE_TEXT[view.state]) || '' : '';
+    decline.hidden = !view || (view.state !== 'pending' && view.state !== 'held');
+    approve.hidden = !view || view.state !== 'pending';
+    withdraw.hidden = !view || view.state !== 'approved';
+    declineAll.hidden = items.filter((v) => v.state === 'pending' || v.state === 'held').length < 2;
+    tick();
+  }
+
+  /** Runs often: the countdown, and whether Approve may be clicked now. */
+  function tick(): void {
+    const now = Date.now();
+    gate.update(focused(), now);
+    const view = current();
+    if (!view) {
+      countdown.textContent = '';
+      approve.disabled = true;
+      return;
+    }
+    const left = Date.parse(view.operation.expires_at) - now;
+    countdown.textContent = left > 0 ? t('expiresIn', formatRemaining(left)) : t('expired');
+    const blocked = left <= 0 || snapshot?.bridge !== 'up' || view.state !== 'pending';
+    approve.disabled = blocked || !gate.ready(now);
+    gateHint.textContent = !blocked && !gate.ready(now) ? t('approveWaiting') : '';
+  }
+
+  port.onMessage.addListener((message: unknown) => {
+    const snap = (message as { snapshot?: Snapshot }).snapshot;
+    if (!snap) return;
+    snapshot = snap;
+    const stillThere = snap.active.some((v) => v.key === currentKey);
+    const firstPending = snap.active.find((v) => v.state === 'pending') ?? snap.active[0];
+    if (!stillThere) select(firstPending?.key ?? null);
+    else render();
+    // A new item arrived while looking at a decided one: go to what needs a decision.
+    if (current()?.state !== 'pending' && firstPending?.state === 'pending') select(firstPending.key);
+  });
+
+  approve.addEventListener('click', (event) => {
+    const view = current();
+    // Only a real click by the person counts (issue 5); scripted clicks are not trusted.
+    if (!view || !event.isTrusted || approve.disabled) return;
+    const shownFor = gate.shownFor(Date.now());
+    if (!gate.fire(Date.now())) return;
+    approve.disabled = true;
+    void send({ type: 'countersign/decide', key: view.key, decision: 'approve', trusted: true, shownFor });
+  });
+  decline.addEventListener('click', (event) => {
+    const view = current();
+    if (!view || !event.isTrusted) return;
+    void send({ type: 'countersign/decide', key: view.key, decision: 'decline', trusted: true, shownFor: gate.shownFor(Date.now()) });
+  });
+  declineAll.addEventListener('click', (event) => {
+    if (event.isTrusted) void send({ type: 'countersign/decline-all', trusted: true });
+  });
+  withdraw.addEventListener('click', (event) => {
+    const view = current();
+    if (view && event.isTrusted) void send({ type: 'countersign/withdraw', key: view.key, trusted: true });
+  });
+  const move = (step: number) => {
+    const items = snapshot?.active ?? [];
+    const i = items.findIndex((v) => v.key === currentKey);
+    const target = items[i + step];
+    if (target) select(target.key);
+  };
+  prev.addEventListener('click', () => move(-1));
+  next.addEventListener('click', () => move(1));
+  content.addEventListener('click', (event) => {
+    if ((event.target as HTMLElement).dataset?.action === 'show-all') {
+      showAll = true;
+      render();
+    }
+  });
+  doc.addEventListener('keydown', (event) => {
+    // Enter never approves by default: only a focused Approve button does (its own activation).
+    if (event.key === 'ArrowLeft' && event.altKey) move(-1);
+    if (event.key === 'ArrowRight' && event.altKey) move(1);
+  });
+  const refocus = () => gate.update(focused(), Date.now());
+  doc.defaultView?.addEventListener('focus', () => {
+    gate.update(false, Date.now());
+    refocus();
+  });
+  doc.defaultView?.addEventListener('blur', refocus);
+  doc.addEventListener('visibilitychange', refocus);
+  setInterval(tick, 200);
+}

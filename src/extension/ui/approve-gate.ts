@@ -1,0 +1,40 @@
+import { APPROVE_DELAY_MS } from '../runtime-messages';
+
+/**
+ * Approve counts only after the window has been visible and focused for a moment, and the
+ * moment starts over on every refocus (issue 5): a click meant for another window, or a
+ * window that pops up under the pointer, must not approve anything.
+ */
+export class ApproveGate {
+  private since: number | null = null;
+  private fired = false;
+
+  constructor(private readonly delayMs = APPROVE_DELAY_MS) {}
+
+  /** Report the window's state; any loss of visibility or focus restarts the delay. */
+  update(visibleAndFocused: boolean, now: number): void {
+    if (!visibleAndFocused) this.since = null;
+    else if (this.since === null) this.since = now;
+  }
+
+  /** The item shown changed: the person has to read the new one. */
+  reset(now: number, visibleAndFocused: boolean): void {
+    this.since = visibleAndFocused ? now : null;
+    this.fired = false;
+  }
+
+  shownFor(now: number): number {
+    return this.since === null ? 0 : now - this.since;
+  }
+
+  ready(now: number): boolean {
+    return !this.fired && this.shownFor(now) >= this.delayMs;
+  }
+
+  /** Approve fires once; a second click (or a double click) does nothing. */
+  fire(now: number): boolean {
+    if (!this.ready(now)) return false;
+    this.fired = true;
+    return true;
+  }
+}
