@@ -10,7 +10,7 @@ export default defineConfig({
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',
     default_locale: 'en',
-    permissions: ['nativeMessaging', 'notifications'],
+    permissions: ['nativeMessaging', 'notifications', 'alarms'],
     content_security_policy: {
       extension_pages: "default-src 'self'; script-src 'self'; object-src 'none'; img-src 'self'; connect-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     },

@@ -233,6 +233,16 @@ export class ApprovalQueue {
     return null;
   }
 
+  /** The agent no longer wants an answer to a request it is still waiting on (its abort signal). */
+  async cancel(conn: string, requestId: string): Promise<void> {
+    for (const record of await this.deps.store.byState('pending')) {
+      if (record.conn === conn && record.requestId === requestId) {
+        await this.deps.store.transition(record.key, 'withdraw', {}, 'cancelled by the agent');
+        this.deps.changed('update');
+      }
+    }
+  }
+
   /** Marks every pending revision past its `expires_at` as expired and tells its agent. */
   async expireDue(): Promise<number> {
     let count = 0;

@@ -5,7 +5,7 @@ import { browser } from 'wxt/browser';
  * itself rather than from a remembered window id, because a service-worker stop forgets memory
  * but not windows.
  */
-export const APPROVE_PAGE = '/approve.html';
+export const APPROVE_PAGE = '/approve.html' as const;
 const WIDTH = 520;
 const HEIGHT = 720;
 

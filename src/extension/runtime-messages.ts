@@ -39,6 +39,7 @@ export const pairAnswerMessage = z
   .object({ type: z.literal('countersign/pair-answer'), pairingId: key, confirmed: z.boolean(), trusted: z.literal(true) })
   .strict();
 export const revokeAgentMessage = z.object({ type: z.literal('countersign/revoke-agent'), thumbprint: key }).strict();
+export const openWindowMessage = z.object({ type: z.literal('countersign/open-window') }).strict();
 
 export const pageMessage = z.discriminatedUnion('type', [
   versionQuery,
@@ -48,6 +49,7 @@ export const pageMessage = z.discriminatedUnion('type', [
   snapshotQuery,
   pairAnswerMessage,
   revokeAgentMessage,
+  openWindowMessage,
 ]);
 export type PageMessage = z.infer<typeof pageMessage>;
 

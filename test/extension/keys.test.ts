@@ -24,7 +24,7 @@ async function record(): Promise<ApprovalRecord> {
     revision: operation.revision,
     requestId: 'r1',
     conn: 'c1',
-    nonce: 'n0nce-0123456789abcdef',
+    nonce: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
     company: { name: 'Stormline', origin: 'https://stormline.example' },
     operation,
     request: {},

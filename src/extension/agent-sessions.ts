@@ -1,0 +1,286 @@
+import {
+  BRIDGE_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  agentToExtensionMessage,
+  jwkThumbprint,
+  pairingCode,
+  pairingCommitment,
+  parseBridgeMessage,
+  randomNonce,
+  requestIdOf,
+  verifyAgentAuth,
+  type AgentToExtensionMessage,
+  type BridgePublicJwk,
+  type ExtensionToAgentMessage,
+} from '../protocol/bridge';
+import { CountersignError, type ErrorCode } from '../protocol/errors';
+import type { AgentReply, ApprovalQueue } from './approval-queue';
+import type { Store, StoredKeyPair } from './store';
+
+/**
+ * Who is on the other end of each agent connection, and what it may do (docs/bridge-protocol.md
+ * "Handshake" and "Pairing"). An agent proves its key before any request is accepted; an
+ * unpaired or revoked agent gets a typed error and never a window (issue 4).
+ */
+
+interface Connection {
+  conn: string;
+  stage: 'new' | 'challenged' | 'authenticated';
+  agentName?: string;
+  agentKey?: BridgePublicJwk;
+  agentThumbprint?: string;
+  challenge?: string;
+}
+
+export interface PendingPairing {
+  pairingId: string;
+  conn: string;
+  requestId: string;
+  agentName: string;
+  agentKey: BridgePublicJwk;
+  agentThumbprint: string;
+  commitment: string;
+  extensionNonce: string;
+  code?: string;
+  requestedAt: number;
+}
+
+export interface SessionDeps {
+  store: Store;
+  queue: ApprovalQueue;
+  key: StoredKeyPair;
+  extensionVersion: string;
+  /** Sends one message to one agent connection (through the bridge's relay). */
+  sendToAgent(conn: string, message: ExtensionToAgentMessage): void;
+  /** A pairing needs the person (open the window), or ended. */
+  pairingsChanged(): void;
+}
+
+/** The extension's public key as the protocol carries it: exactly the RFC 7638 members. */
+export function wireJwk(jwk: JsonWebKey): BridgePublicJwk {
+  return jwk.kty === 'EC'
+    ? { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) }
+    : { kty: 'OKP', crv: 'Ed25519', x: String(jwk.x) };
+}
+
+export class AgentSessions {
+  private readonly connections = new Map<string, Connection>();
+  readonly pairings = new Map<string, PendingPairing>();
+
+  constructor(private readonly deps: SessionDeps) {}
+
+  connected(conn: string): void {
+    this.connections.set(conn, { conn, stage: 'new' });
+  }
+
+  async disconnected(conn: string): Promise<void> {
+    this.connections.delete(conn);
+    let changed = false;
+    for (const [id, p] of this.pairings) {
+      if (p.conn === conn) {
+        this.pairings.delete(id);
+        changed = true;
+      }
+    }
+    if (changed) this.deps.pairingsChanged();
+    await this.deps.queue.disconnected(conn);
+  }
+
+  /** The bridge went away: every connection is gone. */
+  async reset(): Promise<void> {
+    this.connections.clear();
+    if (this.pairings.size) {
+      this.pairings.clear();
+      this.deps.pairingsChanged();
+    }
+    await this.deps.queue.allDisconnected();
+  }
+
+  /** One message from an agent, not yet validated. Bad input gets a typed error and changes nothing. */
+  async receive(conn: string, raw: unknown): Promise<void> {
+    const parsed = parseBridgeMessage(agentToExtensionMessage, raw);
+    if (!parsed.ok) {
+      this.error(conn, parsed.error.code, parsed.error.message, requestIdOf(raw));
+      return;
+    }
+    let connection = this.connections.get(conn);
+    if (!connection) {
+      // The bridge announces every connection; a relay for an unknown one is accepted as new.
+      connection = { conn, stage: 'new' };
+      this.connections.set(conn, connection);
+    }
+    try {
+      await this.handle(connection, parsed.message);
+    } catch (error) {
+      const e = error instanceof CountersignError ? error : new CountersignError('ERR_INPUT_INVALID', 'request could not be handled', { cause: error });
+      this.error(conn, e.code, e.message, requestIdOf(raw));
+    }
+  }
+
+  private async handle(c: Connection, m: AgentToExtensionMessage): Promise<void> {
+    const { store, queue, key } = this.deps;
+    switch (m.type) {
+      case 'version_query':
+        this.send(c.conn, {
+          type: 'version',
+          v: BRIDGE_PROTOCOL_VERSION,
+          id: m.id,
+          product: 'Countersign',
+          extension_version: this.deps.extensionVersion,
+          protocol_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        });
+        return;
+      case 'hello': {
+        if (!m.versions.includes(BRIDGE_PROTOCOL_VERSION)) {
+          this.send(c.conn, {
+            type: 'error',
+            v: BRIDGE_PROTOCOL_VERSION,
+            code: 'ERR_PROTOCOL_VERSION',
+            message: 'no common protocol version',
+            source: 'extension',
+            supported_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
+          });
+          return;
+        }
+        c.stage = 'challenged';
+        c.agentName = m.agent_name;
+        c.agentKey = m.agent_key;
+        c.agentThumbprint = await jwkThumbprint(m.agent_key);
+        c.challenge = randomNonce();
+        this.send(c.conn, { type: 'challenge', v: BRIDGE_PROTOCOL_VERSION, nonce: c.challenge, version: BRIDGE_PROTOCOL_VERSION });
+        return;
+      }
+      case 'auth': {
+        if (c.stage !== 'challenged' || !c.agentKey || !c.agentThumbprint || !c.challenge) {
+          throw new CountersignError('ERR_AUTH_FAILED', 'auth: send hello first');
+        }
+        const fields = { extensionKeyThumbprint: key.thumbprint, agentKeyThumbprint: c.agentThumbprint, conn: c.conn, nonce: c.challenge };
+        // One challenge, one try: a failed proof needs a new hello.
+        c.challenge = undefined;
+        if (!(await verifyAgentAuth(c.agentKey, fields, m.signature))) {
+          c.stage = 'new';
+          throw new CountersignError('ERR_AUTH_FAILED', 'auth: the signature does not prove the agent key');
+        }
+        c.stage = 'authenticated';
+        const agent = await store.getAgent(c.agentThumbprint);
+        this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, paired: !!agent && !agent.revokedAt, extension_key: wireJwk(key.publicJwk) });
+        return;
+      }
+      case 'pair_request': {
+        const who = this.authenticated(c);
+        const keyThumbprint = await jwkThumbprint(m.agent_key);
+        if (keyThumbprint !== who.agentThumbprint) throw new CountersignError('ERR_AUTH_FAILED', 'pair_request.agent_key: not the key this connection proved');
+        const extensionNonce = randomNonce();
+        const pairing: PendingPairing = {
+          pairingId: `${c.conn}:${m.id}`,
+          conn: c.conn,
+          requestId: m.id,
+          agentName: m.agent_name,
+          agentKey: m.agent_key,
+          agentThumbprint: keyThumbprint,
+          commitment: m.agent_nonce_sha256,
+          extensionNonce,
+          requestedAt: Date.now(),
+        };
+        this.pairings.set(pairing.pairingId, pairing);
+        this.send(c.conn, { type: 'pair_offer', v: BRIDGE_PROTOCOL_VERSION, id: m.id, extension_key: wireJwk(key.publicJwk), extension_nonce: extensionNonce });
+        return;
+      }
+      case 'pair_reveal': {
+        const pairing = this.pairings.get(`${c.conn}:${m.id}`);
+        if (!pairing) throw new CountersignError('ERR_INPUT_INVALID', 'pair_reveal: no pairing with this id on this connection');
+        if ((await pairingCommitment(m.agent_nonce)) !== pairing.commitment) {
+          this.pairings.delete(pairing.pairingId);
+          throw new CountersignError('ERR_AUTH_FAILED', 'pair_reveal.agent_nonce: does not match the commitment in pair_request');
+        }
+        pairing.code = await pairingCode({
+          extensionKeyThumbprint: key.thumbprint,
+          agentKeyThumbprint: pairing.agentThumbprint,
+          extensionNonce: pairing.extensionNonce,
+          agentNonce: m.agent_nonce,
+        });
+        this.deps.pairingsChanged();
+        return;
+      }
+      case 'approval_request': {
+        const who = this.authenticated(c);
+        const agent = await store.getAgent(who.agentThumbprint);
+        if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign: pair it first');
+        if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
+        const reply = await queue.receive(agent, c.conn, m);
+        if (reply) this.sendReply(c.conn, reply);
+        return;
+      }
+      case 'approval_cancel':
+        this.authenticated(c);
+        await queue.cancel(c.conn, m.id);
+        return;
+      case 'approval_sent': {
+        const who = await this.paired(c);
+        const reply = await queue.sent(who, m.operation_id, m.revision);
+        if (reply) this.sendReply(c.conn, reply);
+        return;
+      }
+      case 'outcome': {
+        const who = await this.paired(c);
+        const reply = await queue.outcome(who, m.operation_id, m.revision, m.outcome, m.detail);
+        if (reply) this.sendReply(c.conn, reply);
+        return;
+      }
+      case 'error':
+        // An agent's report about something we sent: recorded, never acted on.
+        await store.audit('agent-error', { detail: `${m.code}: ${m.message}`.slice(0, 500) });
+        return;
+    }
+  }
+
+  /** The person's answer to a pairing, from a trusted click in the extension's window. */
+  async answerPairing(pairingId: string, confirmed: boolean): Promise<void> {
+    const pairing = this.pairings.get(pairingId);
+    if (!pairing || !pairing.code) throw new CountersignError('ERR_INPUT_INVALID', 'no pairing is waiting with this id');
+    this.pairings.delete(pairingId);
+    if (confirmed) {
+      await this.deps.store.putAgent({ thumbprint: pairing.agentThumbprint, name: pairing.agentName, publicJwk: pairing.agentKey, pairedAt: Date.now() });
+    } else {
+      await this.deps.store.audit('pairing-refused', { agent: pairing.agentThumbprint, detail: pairing.agentName });
+    }
+    this.send(pairing.conn, { type: 'pair_result', v: BRIDGE_PROTOCOL_VERSION, id: pairing.requestId, status: confirmed ? 'confirmed' : 'rejected' });
+    this.deps.pairingsChanged();
+  }
+
+  sendReply(conn: string, reply: AgentReply): boolean {
+    return this.send(conn, { ...reply, v: BRIDGE_PROTOCOL_VERSION, ...(reply.type === 'error' ? { source: 'extension' as const } : {}) } as ExtensionToAgentMessage);
+  }
+
+  private authenticated(c: Connection): Required<Pick<Connection, 'agentThumbprint' | 'agentName'>> {
+    if (c.stage !== 'authenticated' || !c.agentThumbprint || !c.agentName) {
+      throw new CountersignError('ERR_AUTH_FAILED', 'prove the agent key first (hello, challenge, auth)');
+    }
+    return { agentThumbprint: c.agentThumbprint, agentName: c.agentName };
+  }
+
+  private async paired(c: Connection): Promise<string> {
+    const who = this.authenticated(c);
+    const agent = await this.deps.store.getAgent(who.agentThumbprint);
+    if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign');
+    if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
+    return who.agentThumbprint;
+  }
+
+  private error(conn: string, code: ErrorCode | string, message: string, id?: string): void {
+    this.send(conn, {
+      type: 'error',
+      v: BRIDGE_PROTOCOL_VERSION,
+      code,
+      message: message.slice(0, 1000),
+      source: 'extension',
+      ...(id === undefined ? {} : { id }),
+    });
+  }
+
+  private send(conn: string, message: ExtensionToAgentMessage): boolean {
+    if (!this.connections.has(conn)) return false;
+    this.deps.sendToAgent(conn, message);
+    return true;
+  }
+}

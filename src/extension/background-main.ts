@@ -1,0 +1,223 @@
+import { browser } from 'wxt/browser';
+import { ApprovalQueue } from './approval-queue';
+import { AgentSessions } from './agent-sessions';
+import { showApprovalWindow, APPROVE_PAGE } from './approval-window';
+import { signRecord, extensionKey } from './keys';
+import { NativePort } from './native-port';
+import { APPROVE_DELAY_MS, pageMessage, type VersionAnswer } from './runtime-messages';
+import { splitRecords, type Snapshot } from './snapshot';
+import { Store } from './store';
+import { BRIDGE_PROTOCOL_VERSION, type BridgeToExtensionMessage } from '../protocol/bridge';
+import { CountersignError } from '../protocol/errors';
+
+interface Services {
+  store: Store;
+  queue: ApprovalQueue;
+  sessions: AgentSessions;
+  port: NativePort;
+  thumbprint: string;
+}
+
+/**
+ * The background's wiring: native port ↔ sessions ↔ queue ↔ store, and the badge, notification
+ * and window. Listeners are registered synchronously (an MV3 worker woken by an event must find
+ * them at once); state is read from IndexedDB each time, so a restarted worker resumes as it was.
+ */
+export function startBackground(): void {
+  const startedAt = Date.now();
+  const version = browser.runtime.getManifest().version;
+  const pagePorts = new Set<ReturnType<typeof browser.runtime.connect>>();
+  let services: Promise<Services> | null = null;
+  let broadcastTimer: ReturnType<typeof setTimeout> | null = null;
+
+  const init = (): Promise<Services> => (services ??= create());
+
+  async function create(): Promise<Services> {
+    const store = await Store.open();
+    const key = await extensionKey(store);
+    // eslint-disable-next-line prefer-const
+    let sessions: AgentSessions;
+    const port: NativePort = new NativePort({
+      thumbprint: key.thumbprint,
+      extensionVersion: version,
+      onMessage: (m) => void onBridge(m),
+      onInvalid: (reason) => void store.audit('bridge-invalid', { detail: reason.slice(0, 500) }),
+      onState: (state, reason) => {
+        if (state === 'down') void sessions?.reset();
+        void store.audit(`bridge-${state}`, reason ? { detail: reason.slice(0, 300) } : {});
+        scheduleBroadcast();
+      },
+    });
+    const queue = new ApprovalQueue({
+      store,
+      sign: (record, status) => signRecord(store, record, status),
+      send: (conn, reply) => sessions.sendReply(conn, reply),
+      changed: (reason) => {
+        scheduleBroadcast();
+        if (reason === 'new') void announce();
+      },
+    });
+    sessions = new AgentSessions({
+      store,
+      queue,
+      key,
+      extensionVersion: version,
+      sendToAgent: (conn, message) => port.post({ type: 'relay', v: BRIDGE_PROTOCOL_VERSION, conn, message }),
+      pairingsChanged: () => {
+        scheduleBroadcast();
+        if ([...sessions.pairings.values()].some((p) => p.code)) void showApprovalWindow();
+      },
+    });
+
+    async function onBridge(m: BridgeToExtensionMessage): Promise<void> {
+      switch (m.type) {
+        case 'bridge_ready':
+          return;
+        case 'agent_connected':
+          sessions.connected(m.conn);
+          return;
+        case 'agent_disconnected':
+          await sessions.disconnected(m.conn);
+          return;
+        case 'relay':
+          await sessions.receive(m.conn, m.message);
+          return;
+        case 'bridge_error':
+          await store.audit('bridge-error', { detail: `${m.code}: ${m.message}`.slice(0, 500) });
+          return;
+      }
+    }
+
+    port.connect();
+    await queue.expireDue();
+    await updateBadge(store);
+    return { store, queue, sessions, port, thumbprint: key.thumbprint };
+  }
+
+  async function snapshot(): Promise<Snapshot> {
+    const s = await init();
+    const records = await s.store.all();
+    return {
+      bridge: s.port.state,
+      ...splitRecords(records),
+      pairings: [...s.sessions.pairings.values()]
+        .filter((p) => p.code)
+        .map((p) => ({ pairingId: p.pairingId, agentName: p.agentName, code: p.code!, requestedAt: p.requestedAt })),
+      agents: (await s.store.agents()).map(({ thumbprint, name, pairedAt, revokedAt }) => ({ thumbprint, name, pairedAt, ...(revokedAt ? { revokedAt } : {}) })),
+      throttled: [...s.queue.throttled].map(([agent, count]) => ({ agent, count })),
+      extensionKeyThumbprint: s.thumbprint,
+    };
+  }
+
+  function scheduleBroadcast(): void {
+    if (broadcastTimer) return;
+    broadcastTimer = setTimeout(() => {
+      broadcastTimer = null;
+      void broadcast();
+    }, 20);
+  }
+
+  async function broadcast(): Promise<void> {
+    const s = await init();
+    await updateBadge(s.store);
+    if (pagePorts.size === 0) return;
+    const snap = await snapshot();
+    for (const p of pagePorts) p.postMessage({ snapshot: snap });
+  }
+
+  async function updateBadge(store: Store): Promise<void> {
+    const pending = (await store.byState('pending')).length;
+    await browser.action.setBadgeText({ text: pending ? String(pending) : '' });
+    await browser.action.setBadgeBackgroundColor({ color: '#b3261e' });
+  }
+
+  async function announce(): Promise<void> {
+    const s = await init();
+    const newest = (await s.store.byState('pending')).sort((a, b) => b.createdAt - a.createdAt)[0];
+    await showApprovalWindow();
+    if (newest) {
+      // The notification names the Company only; the terms are shown in the trusted window.
+      await browser.notifications
+        .create('countersign-approval', {
+          type: 'basic',
+          iconUrl: browser.runtime.getURL('/icon/128.png'),
+          title: browser.i18n.getMessage('notificationTitle'),
+          message: browser.i18n.getMessage('notificationBody', newest.company.name.slice(0, 100)),
+        })
+        .catch(() => undefined);
+    }
+  }
+
+  browser.notifications.onClicked.addListener(() => void showApprovalWindow());
+
+  browser.runtime.onConnect.addListener((port) => {
+    if (port.name !== 'approve-window' || !isOwnPage(port.sender?.url)) return;
+    pagePorts.add(port);
+    port.onDisconnect.addListener(() => pagePorts.delete(port));
+    void snapshot().then((snap) => port.postMessage({ snapshot: snap }));
+  });
+
+  browser.runtime.onMessage.addListener((raw: unknown, sender) => {
+    const parsed = pageMessage.safeParse(raw);
+    if (!parsed.success || sender.id !== browser.runtime.id) return undefined;
+    const m = parsed.data;
+    if (m.type === 'countersign/version') {
+      const answer: VersionAnswer = { product: 'Countersign', version, bridgeProtocol: BRIDGE_PROTOCOL_VERSION, startedAt };
+      return Promise.resolve(answer);
+    }
+    return handlePage(m, sender.url).catch((error: unknown) => ({
+      error: error instanceof CountersignError ? error.toJSON() : { code: 'ERR_INPUT_INVALID', message: String(error) },
+    }));
+  });
+
+  function isOwnPage(url: string | undefined, page?: typeof APPROVE_PAGE): boolean {
+    if (!url) return false;
+    return url.startsWith(page ? browser.runtime.getURL(page) : browser.runtime.getURL('/'));
+  }
+
+  async function handlePage(m: ReturnType<typeof pageMessage.parse>, senderUrl: string | undefined): Promise<unknown> {
+    const s = await init();
+    switch (m.type) {
+      case 'countersign/snapshot':
+        return snapshot();
+      case 'countersign/open-window':
+        await showApprovalWindow();
+        return { ok: true };
+      case 'countersign/decide': {
+        // Decisions come only from the approval window (issue 5).
+        if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'decisions are taken in the approval window only');
+        if (m.decision === 'approve') {
+          if (m.shownFor < APPROVE_DELAY_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'approve: the window was not in front of the person long enough');
+          if (s.port.state !== 'up') throw new CountersignError('ERR_COMPANION_UNAVAILABLE', 'approve: the bridge is down');
+        }
+        await s.queue.decide(m.key, m.decision);
+        return { ok: true };
+      }
+      case 'countersign/withdraw':
+        if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'withdraw from the approval window');
+        await s.queue.withdraw(m.key);
+        return { ok: true };
+      case 'countersign/decline-all':
+        return { declined: await s.queue.declineAll() };
+      case 'countersign/pair-answer':
+        if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'pairing is confirmed in the approval window');
+        await s.sessions.answerPairing(m.pairingId, m.confirmed);
+        return { ok: true };
+      case 'countersign/revoke-agent': {
+        const agent = await s.store.getAgent(m.thumbprint);
+        if (agent && !agent.revokedAt) await s.store.putAgent({ ...agent, revokedAt: Date.now() });
+        scheduleBroadcast();
+        return { ok: true };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  browser.alarms?.create('countersign-expiry', { periodInMinutes: 1 });
+  browser.alarms?.onAlarm.addListener(() => void init().then((s) => s.queue.expireDue()));
+  setInterval(() => void init().then((s) => s.queue.expireDue()), 5000);
+  browser.runtime.onStartup.addListener(() => void init());
+  browser.runtime.onInstalled.addListener(() => void init());
+  void init();
+}

@@ -1,0 +1,99 @@
+import { browser } from 'wxt/browser';
+import {
+  BRIDGE_PROTOCOL_VERSION,
+  NATIVE_HOST_NAME,
+  bridgeToExtensionMessage,
+  parseBridgeMessage,
+  type BridgeToExtensionMessage,
+  type ExtensionToBridgeMessage,
+} from '../protocol/bridge';
+
+export interface NativePortHandlers {
+  /** The extension's key thumbprint, sent first so the bridge opens the socket named after it. */
+  thumbprint: string;
+  extensionVersion: string;
+  onMessage(message: BridgeToExtensionMessage): void;
+  onInvalid(reason: string): void;
+  onState(state: 'up' | 'down', reason?: string): void;
+}
+
+/** Backoff between reconnects: 0.5 s doubling to 30 s, reset once the bridge answers. */
+export function backoffMs(attempt: number): number {
+  return Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
+}
+
+/**
+ * The port to `countersign-bridge` (native messaging). A service-worker stop closes it and a new
+ * worker opens a new one; while the bridge is unreachable we retry with backoff (issue 5).
+ */
+export class NativePort {
+  private port: ReturnType<typeof browser.runtime.connectNative> | null = null;
+  private attempt = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  state: 'up' | 'down' = 'down';
+  lastError: string | null = null;
+
+  constructor(private readonly handlers: NativePortHandlers) {}
+
+  connect(): void {
+    if (this.port) return;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    let port: ReturnType<typeof browser.runtime.connectNative>;
+    try {
+      port = browser.runtime.connectNative(NATIVE_HOST_NAME);
+    } catch (error) {
+      this.down(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.port = port;
+    port.onMessage.addListener((raw: unknown) => {
+      const parsed = parseBridgeMessage(bridgeToExtensionMessage, raw);
+      if (!parsed.ok) {
+        this.handlers.onInvalid(parsed.error.message);
+        return;
+      }
+      if (parsed.message.type === 'bridge_ready') {
+        this.attempt = 0;
+        this.setState('up');
+      }
+      this.handlers.onMessage(parsed.message);
+    });
+    port.onDisconnect.addListener((p) => {
+      const error = (p as { error?: { message?: string } }).error?.message ?? browser.runtime.lastError?.message ?? 'bridge closed';
+      this.port = null;
+      this.down(error);
+    });
+    this.post({ type: 'bridge_hello', v: BRIDGE_PROTOCOL_VERSION, extension_key_thumbprint: this.handlers.thumbprint, extension_version: this.handlers.extensionVersion });
+  }
+
+  post(message: ExtensionToBridgeMessage): boolean {
+    if (!this.port) return false;
+    try {
+      this.port.postMessage(message);
+      return true;
+    } catch (error) {
+      this.port = null;
+      this.down(error instanceof Error ? error.message : String(error));
+      return false;
+    }
+  }
+
+  private down(reason: string): void {
+    this.lastError = reason;
+    this.setState('down', reason);
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect();
+    }, backoffMs(this.attempt++));
+  }
+
+  private setState(state: 'up' | 'down', reason?: string): void {
+    const changed = state !== this.state;
+    this.state = state;
+    if (changed || state === 'down') this.handlers.onState(state, reason);
+  }
+}

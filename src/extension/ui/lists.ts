@@ -1,0 +1,65 @@
+import type { Translate } from './approval-card';
+import type { ApprovalView, Snapshot } from '../snapshot';
+
+const STATE_KEY: Record<ApprovalView['state'], string> = {
+  pending: 'notificationTitle',
+  held: 'stateHeld',
+  approved: 'stateApproved',
+  sent: 'stateSent',
+  unknown: 'stateUnknown',
+  performed: 'statePerformed',
+  failed: 'stateFailed',
+  declined: 'stateDeclined',
+  withdrawn: 'stateWithdrawn',
+  expired: 'stateExpired',
+  superseded: 'stateSuperseded',
+};
+
+/**
+ * A list of approvals as text only: Company name, state, first words of the summary as plain
+ * text (the summary pipeline is for the approval window; here nothing is rendered at all).
+ */
+export function renderApprovalList(doc: Document, views: ApprovalView[], t: Translate): HTMLUListElement {
+  const list = doc.createElement('ul');
+  list.className = 'approvals';
+  for (const v of views) {
+    const item = doc.createElement('li');
+    const name = doc.createElement('strong');
+    name.textContent = v.company.name;
+    const state = doc.createElement('span');
+    state.className = `state ${v.state}`;
+    state.textContent = ` — ${t(STATE_KEY[v.state])}`;
+    const summary = doc.createElement('p');
+    summary.className = 'muted';
+    summary.textContent = v.operation.summary.length > 140 ? `${v.operation.summary.slice(0, 140)}…` : v.operation.summary;
+    item.append(name, state, summary);
+    list.append(item);
+  }
+  return list;
+}
+
+export function renderAgents(doc: Document, snapshot: Snapshot, onRevoke: (thumbprint: string) => void): HTMLTableElement {
+  const table = doc.createElement('table');
+  for (const agent of snapshot.agents) {
+    const row = doc.createElement('tr');
+    const name = doc.createElement('td');
+    name.textContent = agent.name;
+    const key = doc.createElement('td');
+    key.textContent = agent.thumbprint.slice(0, 16);
+    key.title = agent.thumbprint;
+    const when = doc.createElement('td');
+    when.textContent = agent.revokedAt ? `revoked ${new Date(agent.revokedAt).toLocaleString()}` : new Date(agent.pairedAt).toLocaleString();
+    const action = doc.createElement('td');
+    if (!agent.revokedAt) {
+      const revoke = doc.createElement('button');
+      revoke.type = 'button';
+      revoke.textContent = 'Revoke';
+      revoke.setAttribute('aria-label', `Revoke ${agent.name}`);
+      revoke.addEventListener('click', () => onRevoke(agent.thumbprint));
+      action.append(revoke);
+    }
+    row.append(name, key, when, action);
+    table.append(row);
+  }
+  return table;
+}
