@@ -1,0 +1,44 @@
+import { CountersignError } from './errors';
+import { JsonProblem, copyJson, type JsonValue } from './json';
+import { formatPath } from './issues';
+
+/**
+ * RFC 8785 JSON Canonicalization Scheme (JCS). Decisions hash `terms` with it, so the Personal
+ * Agent, the extension and any verifier get the same bytes for the same data, whatever order the
+ * Company wrote the members in.
+ *
+ * - Members are sorted by their names as arrays of UTF-16 code units (RFC 8785 section 3.2.3),
+ *   which is what JavaScript's `<` on strings compares.
+ * - Numbers are written as ECMAScript's Number.prototype.toString writes them (section 3.2.2.3);
+ *   `JSON.stringify` of a finite number is exactly that, and writes -0 as 0.
+ * - Strings are written as `JSON.stringify` writes them (section 3.2.2.2): the short escapes,
+ *   other controls as lower-case \u00xx, everything else as is.
+ * - No whitespace.
+ *
+ * Input that is not I-JSON (RFC 7493) is refused with ERR_INPUT_INVALID instead of being
+ * changed: NaN, Infinity, undefined, functions, bigint, class instances, cycles, holes, unpaired
+ * surrogates.
+ */
+export function canonicalJson(value: unknown): string {
+  let data: JsonValue;
+  try {
+    data = copyJson(value);
+  } catch (cause) {
+    const reason = cause instanceof JsonProblem ? `${formatPath('value', cause.path)}: ${cause.reason}` : 'value: could not be read as JSON data';
+    throw new CountersignError('ERR_INPUT_INVALID', `canonicalJson: ${reason}`, { cause });
+  }
+  return write(data);
+}
+
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function write(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(write).join(',')}]`;
+  const members = Object.keys(value)
+    .sort(byCodeUnits)
+    .map((key) => `${JSON.stringify(key)}:${write(value[key] as JsonValue)}`);
+  return `{${members.join(',')}}`;
+}

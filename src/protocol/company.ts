@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { CountersignError } from './errors';
+import { expected, jsonTypeName, parseWith } from './issues';
+import { isWellFormedText } from './json';
+import { MAX_COMPANY_NAME_LENGTH } from './limits';
+
+/**
+ * The Company as the User is shown it. Section 5: "The Personal Agent MUST show the User the
+ * Company's name". The core text is not available to us; we show `organization.name` from the
+ * Company's poppy.json together with the origin the Personal Agent fetched it from (core
+ * assumptions, "The Company's name"). The name is the Company's own claim; the origin is what
+ * the agent resolved, and the only part a Company can't choose freely.
+ */
+export type Company = { name: string; origin: string };
+
+const NAME_RULE = `a non-empty string of at most ${MAX_COMPANY_NAME_LENGTH} characters`;
+
+const poppyJsonOrganizationSchema = z.object(
+  {
+    organization: z.object(
+      {
+        name: z
+          .string({ error: expected(NAME_RULE) })
+          .refine((s) => s.trim() !== '', { error: `expected ${NAME_RULE}, got only blanks` })
+          .refine((s) => s.length <= MAX_COMPANY_NAME_LENGTH, { error: `expected ${NAME_RULE}` })
+          .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' }),
+      },
+      { error: (issue) => `${issue.input === undefined ? 'missing; ' : ''}expected an object with name and domain, got ${jsonTypeName(issue.input)}` },
+    ),
+  },
+  { error: (issue) => `expected an object, got ${jsonTypeName(issue.input)}` },
+);
+
+/** Hosts where plain http is acceptable: the agent's own machine (the reference Company in tests and demos). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+const ORIGIN_RULE = 'a serialized origin such as https://shop.example (https, or http on localhost; scheme, host and port only)';
+
+function checkOrigin(origin: unknown): string {
+  if (typeof origin !== 'string') throw new CountersignError('ERR_INPUT_INVALID', `origin: expected ${ORIGIN_RULE}, got ${jsonTypeName(origin)}`);
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch (cause) {
+    throw new CountersignError('ERR_INPUT_INVALID', `origin: expected ${ORIGIN_RULE}`, { cause });
+  }
+  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+  // Comparing with url.origin refuses paths, queries, credentials, trailing slashes, default ports
+  // and upper case: the origin shown is exactly the one the browser would compare.
+  if (!secure || url.origin !== origin) throw new CountersignError('ERR_INPUT_INVALID', `origin: expected ${ORIGIN_RULE}`);
+  return origin;
+}
+
+/**
+ * The Company's name and origin from its poppy.json and the origin the agent fetched it from.
+ * Throws ERR_POPPY_JSON_INVALID for a missing or unusable `organization.name`, ERR_INPUT_INVALID
+ * for an origin that isn't a serialized https origin.
+ */
+export function companyFromPoppyJson(poppyJson: unknown, origin: string): Company {
+  const checkedOrigin = checkOrigin(origin);
+  const { organization } = parseWith(poppyJsonOrganizationSchema, poppyJson, 'ERR_POPPY_JSON_INVALID', 'poppy.json');
+  return { name: organization.name, origin: checkedOrigin };
+}

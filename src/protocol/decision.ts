@@ -1,0 +1,568 @@
+import { CompactSign, base64url, calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
+import { z } from 'zod';
+import { B64U_32_PATTERN, MAX_DECISION_JWS_LENGTH, companySchema, nonceSchema, thumbprintSchema } from './bridge';
+import { canonicalJson } from './canonical-json';
+import { CountersignError, isCountersignError } from './errors';
+import { idSchema } from './id';
+import { isObject, parseWith } from './issues';
+import { isWellFormedText } from './json';
+import { RFC3339_RULE, checkRfc3339 } from './rfc3339';
+
+/**
+ * Signed decisions (issue 4, "Pairing and keys" and "`src/agent/`").
+ *
+ * The extension signs what the User decided, with a key only it holds, over exactly what the
+ * approval window showed: the operation's id and revision, the hashes of the summary and of the
+ * terms, the Company's name and origin, and the operation's `expires_at` (spec sections 3 and 5).
+ * The agent SDK verifies the signature against the key it pinned at pairing and every claim
+ * against the operation it asked about, before it sends `Poppy-Approval` (section 6). A
+ * prompt-injected model can ask for an approval; without the extension's key it cannot make one.
+ *
+ * Format (documented for other-language agents in docs/bridge-protocol.md):
+ *
+ *   compact JWS (RFC 7515 section 7.1)
+ *   protected header, exactly these members in this order:
+ *     { "alg": "EdDSA" | "ES256", "typ": "countersign-decision+jwt", "kid": <RFC 7638 thumbprint
+ *       of the extension's public key> }
+ *   payload, UTF-8 JSON with members in this order (`jti` only when present):
+ *     { "v": 1, "status": "approved" | "declined", "operation_id", "revision",
+ *       "summary_sha256", "terms_sha256", "company": { "name", "origin" }, "aud", "nonce",
+ *       "iat", "expires_at", "jti"? }
+ *
+ * Declines are signed too. Only an approval leads to `Poppy-Approval`, but a signed decline lets
+ * the agent tell the User's "no" from a forged one: anything between the extension and the agent
+ * (the bridge, another local process on the socket) could otherwise answer "declined" and make the
+ * agent give up on, and record as decided, an operation the User never saw. Callers of
+ * `verifyDecision` must still branch on `status`: a verified decline is not an approval.
+ *
+ * Isomorphic: runs in the extension (browser) and in the agent SDK (Node), so it uses only jose,
+ * WebCrypto (`globalThis.crypto.subtle`), zod and other src/protocol modules (DESIGN "The house").
+ *
+ * Error messages name the field that failed and never echo its value: summaries, terms and
+ * Company names are untrusted content (spec section 8), and an agent may hand our error text to a
+ * language model.
+ */
+
+/** The JWS `typ` of a decision (RFC 7515 section 4.1.9; the `+jwt` suffix follows RFC 8725 section 3.11). */
+export const DECISION_TYP = 'countersign-decision+jwt';
+
+/** Version of the claims format; a verifier rejects any other value. */
+export const DECISION_VERSION = 1;
+
+/** The signature algorithms of the extension's key: Ed25519, or P-256 where the engine lacks it (issue 4). */
+export const DECISION_ALGORITHMS = ['EdDSA', 'ES256'] as const;
+export type DecisionAlg = (typeof DECISION_ALGORITHMS)[number];
+
+/**
+ * How far `iat` may lie in the future of the verifier's clock. The extension and the agent run on
+ * the same machine, so their clocks agree; this only absorbs rounding and a small drift.
+ */
+export const DECISION_IAT_SKEW_SECONDS = 60;
+
+/*
+ * Shared with the bridge protocol (bridge.ts), so each rule lives in one place:
+ * - MAX_DECISION_JWS_LENGTH (16 KiB): the longest compact JWS we read. A decision is a few KiB at
+ *   most; the cap keeps a hostile peer from making us base64-decode and hash megabytes.
+ * - B64U_32_PATTERN: canonical unpadded base64url of exactly 32 bytes (43 characters, the last
+ *   one's 2 unused bits zero), so one digest or thumbprint has one spelling and comparing strings
+ *   is comparing values.
+ * - nonceSchema: the approval request's nonce, 32 random bytes in that spelling.
+ * - thumbprintSchema: an RFC 7638 thumbprint in that spelling (`kid`, `aud`).
+ * - companySchema: `{ name, origin }` as the agent resolved the Company (company.ts rules).
+ */
+const B64U_32_RULE = 'the unpadded canonical base64url encoding of 32 bytes (43 characters)';
+
+const sha256Schema = z.string({ error: `expected ${B64U_32_RULE}` }).regex(B64U_32_PATTERN, { error: `expected ${B64U_32_RULE}` });
+
+/**
+ * The Company as the agent resolved it (DESIGN "Names"): `organization.name` of its poppy.json and
+ * the origin it was fetched from (spec section 5: the User is shown the Company's name). The bridge
+ * rules, but strict: a signed payload carries nothing the verifier does not check.
+ */
+export const decisionCompanySchema = z.strictObject({ ...companySchema.shape });
+
+export const decisionClaimsSchema = z.strictObject({
+  v: z.literal(DECISION_VERSION, { error: `expected ${DECISION_VERSION}` }),
+  status: z.enum(['approved', 'declined'], { error: 'expected "approved" or "declined"' }),
+  operation_id: idSchema,
+  revision: idSchema,
+  /** base64url(SHA-256(UTF-8 bytes of the exact `summary`)), spec section 3. */
+  summary_sha256: sha256Schema,
+  /** base64url(SHA-256(UTF-8 of RFC 8785 canonical JSON of `terms`)), or null when the operation has no `terms`. */
+  terms_sha256: sha256Schema.nullable(),
+  company: decisionCompanySchema,
+  /** The RFC 7638 thumbprint of the agent's public key: the decision is for that agent only. */
+  aud: thumbprintSchema,
+  /** The nonce of the approval request this decision answers (bridge.ts `approval_request.nonce`). */
+  nonce: nonceSchema,
+  /** When the User decided, in whole seconds since the epoch (RFC 7519 NumericDate). */
+  iat: z.number({ error: 'expected a number' }).int({ error: 'expected whole seconds' }).min(0, { error: 'expected a time after 1970' }),
+  /** The operation's own `expires_at`, exactly as the Company wrote it (spec section 3, "Expiry"). */
+  expires_at: z.string({ error: `expected ${RFC3339_RULE}` }).refine((s) => checkRfc3339(s).ok, { error: `expected ${RFC3339_RULE}` }),
+  /** Optional id of this decision, for the extension's history. */
+  jti: idSchema.optional(),
+});
+
+export type DecisionClaims = z.output<typeof decisionClaimsSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Public keys
+
+/** Members that make a JWK private or symmetric (RFC 7517/7518 section 6). None may be pinned or sent. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
+const noPrivateMember = z.undefined({ error: 'private key material is never accepted where a public key is expected' }).optional();
+const noPrivateMembers = {
+  d: noPrivateMember,
+  p: noPrivateMember,
+  q: noPrivateMember,
+  dp: noPrivateMember,
+  dq: noPrivateMember,
+  qi: noPrivateMember,
+  oth: noPrivateMember,
+  k: noPrivateMember,
+} satisfies Record<(typeof PRIVATE_JWK_MEMBERS)[number], z.ZodType>;
+
+const coordinate = z.string({ error: `expected ${B64U_32_RULE}` }).regex(B64U_32_PATTERN, { error: `expected ${B64U_32_RULE}` });
+
+/**
+ * A public key the extension may sign with: Ed25519 (RFC 8037) or P-256 (RFC 7518 section 6.2).
+ * Metadata members (`kid`, `use`, `key_ops`, `ext`) are dropped; an `alg` member must agree with
+ * the key type, so a JWK cannot ask for a different algorithm than its key (alg confusion). The
+ * JWS algorithm is always derived from the key type (`algForKey`), never from this member.
+ * Output: exactly `{ kty, crv, x }` or `{ kty, crv, x, y }`.
+ */
+export const publicJwkSchema = z
+  .discriminatedUnion(
+    'kty',
+    [
+      z.object({
+        kty: z.literal('OKP'),
+        crv: z.literal('Ed25519', { error: 'expected "Ed25519"' }),
+        x: coordinate,
+        // WebCrypto's exportKey writes the fully-specified "Ed25519" (RFC 9864); jose writes none.
+        alg: z.enum(['EdDSA', 'Ed25519'], { error: 'expected "EdDSA" or "Ed25519" for an Ed25519 key, or no alg' }).optional(),
+        ...noPrivateMembers,
+      }),
+      z.object({
+        kty: z.literal('EC'),
+        crv: z.literal('P-256', { error: 'expected "P-256"' }),
+        x: coordinate,
+        y: coordinate,
+        alg: z.literal('ES256', { error: 'expected "ES256" for a P-256 key, or no alg' }).optional(),
+        ...noPrivateMembers,
+      }),
+    ],
+    { error: 'expected an Ed25519 ("OKP") or P-256 ("EC") public key' },
+  )
+  .transform((jwk): PublicJwk => (jwk.kty === 'OKP' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }));
+
+export type PublicJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string } | { kty: 'EC'; crv: 'P-256'; x: string; y: string };
+
+/** Parse a public JWK, or throw ERR_KEY_INVALID naming the member. */
+export function parsePublicJwk(value: unknown, root = 'key'): PublicJwk {
+  return parseWith(publicJwkSchema, value, 'ERR_KEY_INVALID', root);
+}
+
+/** The one JWS algorithm a pinned key is used with. */
+export function algForKey(jwk: PublicJwk): DecisionAlg {
+  return jwk.kty === 'OKP' ? 'EdDSA' : 'ES256';
+}
+
+const B64U = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * The RFC 7638 JWK thumbprint (SHA-256, base64url) of a public key: the `kid` of the extension's
+ * decisions and the `aud` that names an agent. Ed25519 and P-256 keys are checked with
+ * `publicJwkSchema`; an RSA public key (`n`, `e`) is accepted too, since RFC 7638's own example is
+ * one. A JWK with private members is refused, so a private key never becomes an identifier by
+ * mistake.
+ */
+export async function publicJwkThumbprint(jwk: unknown): Promise<string> {
+  let members: { kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string };
+  if (isObject(jwk) && jwk['kty'] === 'RSA') {
+    for (const member of PRIVATE_JWK_MEMBERS) {
+      if (member in jwk) throw new CountersignError('ERR_KEY_INVALID', `key.${member}: private key material is never accepted where a public key is expected`);
+    }
+    const n = jwk['n'];
+    const e = jwk['e'];
+    if (typeof n !== 'string' || !B64U.test(n)) throw new CountersignError('ERR_KEY_INVALID', 'key.n: expected a base64url string');
+    if (typeof e !== 'string' || !B64U.test(e)) throw new CountersignError('ERR_KEY_INVALID', 'key.e: expected a base64url string');
+    members = { kty: 'RSA', n, e };
+  } else {
+    members = parsePublicJwk(jwk);
+  }
+  try {
+    return await calculateJwkThumbprint(members, 'sha256');
+  } catch (cause) {
+    throw new CountersignError('ERR_KEY_INVALID', 'key: could not compute its RFC 7638 thumbprint', { cause });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Digests
+
+function subtle(): SubtleCrypto {
+  const s = globalThis.crypto?.subtle;
+  if (s === undefined) throw new CountersignError('ERR_KEY_INVALID', 'WebCrypto (crypto.subtle) is not available in this context');
+  return s;
+}
+
+async function sha256Base64url(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  return base64url.encode(new Uint8Array(await subtle().digest('SHA-256', bytes)));
+}
+
+/**
+ * base64url(SHA-256) of the exact UTF-8 bytes of a `summary` (spec section 3): no trimming, no
+ * Unicode normalization, no line-ending changes. What the window rendered is what was hashed.
+ */
+export async function digestSummary(summary: string): Promise<string> {
+  if (typeof summary !== 'string') throw new CountersignError('ERR_INPUT_INVALID', 'summary: expected a string');
+  // An unpaired surrogate has no UTF-8 encoding: TextEncoder would write U+FFFD, so two different
+  // summaries would share a hash. Such text is refused rather than hashed (as operation.ts does).
+  if (!isWellFormedText(summary)) throw new CountersignError('ERR_INPUT_INVALID', 'summary: expected well-formed Unicode text (it has an unpaired surrogate)');
+  return sha256Base64url(new TextEncoder().encode(summary));
+}
+
+/**
+ * base64url(SHA-256) of the RFC 8785 canonical JSON of `terms`, or null when the operation has no
+ * `terms` (spec section 3: `terms` is optional). Canonical JSON makes the hash independent of key
+ * order and number spelling, so the Company, the extension and the agent agree on it whichever
+ * JSON library each one uses.
+ */
+export async function digestTerms(terms: Record<string, unknown> | undefined): Promise<string | null> {
+  if (terms === undefined) return null;
+  if (!isObject(terms)) throw new CountersignError('ERR_INPUT_INVALID', 'terms: expected a JSON object or nothing');
+  let canonical: string;
+  try {
+    canonical = canonicalJson(terms);
+  } catch (cause) {
+    if (isCountersignError(cause)) throw cause;
+    throw new CountersignError('ERR_INPUT_INVALID', 'terms: could not be written as RFC 8785 canonical JSON', { cause });
+  }
+  return sha256Base64url(new TextEncoder().encode(canonical));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compact JWS, the two primitives that every decision goes through
+
+/** The only protected-header members a Countersign JWS may carry. */
+const ALLOWED_HEADER_MEMBERS = new Set(['alg', 'typ', 'kid']);
+
+export interface JwsHeader {
+  alg: string;
+  typ?: string;
+  kid?: string;
+}
+
+function invalid(message: string, cause?: unknown): CountersignError {
+  return new CountersignError('ERR_DECISION_INVALID', message, cause === undefined ? undefined : { cause });
+}
+
+/**
+ * Decode one base64url segment, requiring the canonical spelling: jose's decoder also accepts
+ * padding, white space and non-zero unused bits, which would let the same signature be written
+ * several ways (a mutated last character of the signature would still verify).
+ */
+function decodeSegment(segment: string, name: string): Uint8Array {
+  if (segment.length > 0 && !B64U.test(segment)) throw invalid(`decision ${name}: expected unpadded base64url`);
+  let bytes: Uint8Array;
+  try {
+    bytes = base64url.decode(segment);
+  } catch (cause) {
+    throw invalid(`decision ${name}: expected unpadded base64url`, cause);
+  }
+  if (base64url.encode(bytes) !== segment) throw invalid(`decision ${name}: not the canonical base64url encoding`);
+  return bytes;
+}
+
+function parseJsonBytes(bytes: Uint8Array, name: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes));
+  } catch (cause) {
+    throw invalid(`decision ${name}: expected UTF-8 JSON`, cause);
+  }
+}
+
+function keyMatchesAlg(key: CryptoKey, alg: DecisionAlg, usage: KeyUsage): boolean {
+  const algorithm = key.algorithm as { name?: string; namedCurve?: string };
+  const fits = alg === 'EdDSA' ? algorithm.name === 'Ed25519' : algorithm.name === 'ECDSA' && algorithm.namedCurve === 'P-256';
+  return fits && key.usages.includes(usage);
+}
+
+/**
+ * Sign `payload` as a compact JWS with `header` as the protected header, serialized in the order
+ * given. Deterministic for EdDSA (RFC 8032), which the RFC 8037 known-answer test relies on. The
+ * key may be non-extractable: it is only ever passed to WebCrypto `sign`.
+ */
+export async function signCompactJws(header: JwsHeader, payload: Uint8Array, privateKey: CryptoKey): Promise<string> {
+  if (!isObject(header)) throw new CountersignError('ERR_INPUT_INVALID', 'header: expected an object');
+  // Never sign what verifyCompactJws would refuse: the same allow-list on both sides.
+  const members: Record<string, string> = {};
+  for (const [member, value] of Object.entries(header)) {
+    if (value === undefined) continue;
+    if (!ALLOWED_HEADER_MEMBERS.has(member)) throw new CountersignError('ERR_INPUT_INVALID', 'header: only alg, typ and kid are allowed');
+    if (typeof value !== 'string') throw new CountersignError('ERR_INPUT_INVALID', `header.${member}: expected a string`);
+    members[member] = value;
+  }
+  const alg = header.alg;
+  if (!(DECISION_ALGORITHMS as readonly string[]).includes(alg)) {
+    throw new CountersignError('ERR_KEY_INVALID', 'alg: expected "EdDSA" or "ES256"');
+  }
+  if (typeof privateKey !== 'object' || privateKey === null || privateKey.type !== 'private' || !keyMatchesAlg(privateKey, alg as DecisionAlg, 'sign')) {
+    throw new CountersignError('ERR_KEY_INVALID', `privateKey: expected a private ${alg === 'EdDSA' ? 'Ed25519' : 'ECDSA P-256'} CryptoKey usable for "sign"`);
+  }
+  try {
+    return await new CompactSign(payload).setProtectedHeader({ ...members, alg }).sign(privateKey);
+  } catch (cause) {
+    throw new CountersignError('ERR_KEY_INVALID', 'privateKey: signing failed', { cause });
+  }
+}
+
+/**
+ * Verify a compact JWS against one pinned public key and return its header and payload bytes.
+ *
+ * The key is always `pinnedKey`: never one named or carried by the header. The header may hold only
+ * `alg`, `typ` and `kid` (so `jwk`, `jku`, `x5u`, `x5c`, `crit`, `b64` and anything else are
+ * refused), and `alg` must be the one algorithm of the pinned key's type: `none`, HMAC with the
+ * public key as a secret, or an algorithm of another key type never reach a verifier.
+ */
+export async function verifyCompactJws(jws: string, pinnedKey: unknown): Promise<{ header: JwsHeader; payload: Uint8Array }> {
+  const pinned = parsePublicJwk(pinnedKey, 'pinnedKey');
+  if (typeof jws !== 'string') throw invalid('decision: expected a compact JWS string');
+  if (jws.length > MAX_DECISION_JWS_LENGTH) throw invalid(`decision: longer than ${MAX_DECISION_JWS_LENGTH} characters`);
+  const parts = jws.split('.');
+  if (parts.length !== 3) throw invalid('decision: expected a compact JWS (three base64url parts separated by ".")');
+  const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
+
+  const header = parseJsonBytes(decodeSegment(headerPart, 'header'), 'header');
+  if (!isObject(header)) throw invalid('decision header: expected a JSON object');
+  for (const member of Object.keys(header)) {
+    if (!ALLOWED_HEADER_MEMBERS.has(member)) {
+      const shown = /^[A-Za-z0-9_#-]{1,16}$/.test(member) ? `"${member}"` : 'an unknown member';
+      throw invalid(`decision header: ${shown} is not allowed (only alg, typ, kid; the key is the one pinned at pairing)`);
+    }
+  }
+  const { alg, typ, kid } = header;
+  if (typeof alg !== 'string') throw invalid('decision header.alg: expected a string');
+  if (alg === 'none') throw invalid('decision header.alg: "none" (an unsecured JWS) is never accepted');
+  const expectedAlg = algForKey(pinned);
+  if (alg !== expectedAlg) throw invalid(`decision header.alg: expected "${expectedAlg}", the algorithm of the pinned ${pinned.crv} key`);
+  if (typ !== undefined && typeof typ !== 'string') throw invalid('decision header.typ: expected a string');
+  if (kid !== undefined && typeof kid !== 'string') throw invalid('decision header.kid: expected a string');
+
+  decodeSegment(payloadPart, 'payload');
+  if (decodeSegment(signaturePart, 'signature').length === 0) throw invalid('decision signature: missing');
+
+  let key: CryptoKey;
+  try {
+    key = await importJWK<PublicJwk>(pinned, expectedAlg, { extractable: true });
+  } catch (cause) {
+    throw new CountersignError('ERR_KEY_INVALID', 'pinnedKey: not a usable public key', { cause });
+  }
+  try {
+    const { payload } = await compactVerify(jws, key, { algorithms: [expectedAlg] });
+    const checked: JwsHeader = { alg };
+    if (typ !== undefined) checked.typ = typ;
+    if (kid !== undefined) checked.kid = kid;
+    return { header: checked, payload };
+  } catch (cause) {
+    throw invalid('decision signature: does not verify with the pinned key', cause);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decisions
+
+/** The payload bytes, members in the documented order whatever order the caller built them in. */
+function encodeClaims(c: DecisionClaims): Uint8Array {
+  const ordered = {
+    v: c.v,
+    status: c.status,
+    operation_id: c.operation_id,
+    revision: c.revision,
+    summary_sha256: c.summary_sha256,
+    terms_sha256: c.terms_sha256,
+    company: { name: c.company.name, origin: c.company.origin },
+    aud: c.aud,
+    nonce: c.nonce,
+    iat: c.iat,
+    expires_at: c.expires_at,
+    ...(c.jti === undefined ? {} : { jti: c.jti }),
+  };
+  return new TextEncoder().encode(JSON.stringify(ordered));
+}
+
+function expiresAtMs(expiresAt: string): number {
+  const checked = checkRfc3339(expiresAt);
+  // The claims schema has already accepted the value; this only satisfies the type checker.
+  if (!checked.ok) throw invalid(`decision.expires_at: ${checked.reason}`);
+  return checked.epochMs;
+}
+
+/**
+ * Sign a decision as the extension's key (issue 4). `kid` is the RFC 7638 thumbprint of the
+ * signing key's public half (`publicJwkThumbprint`), passed in because a non-extractable private
+ * key cannot be exported to compute it. Refuses to sign claims that fail the schema
+ * (ERR_DECISION_INVALID) or a decision taken after the revision expired (ERR_DECISION_EXPIRED;
+ * spec section 3 "Expiry": an expired revision cannot be approved).
+ */
+export async function signDecision(claims: DecisionClaims, privateKey: CryptoKey, alg: DecisionAlg, kid: string): Promise<string> {
+  const checked = parseWith(decisionClaimsSchema, claims, 'ERR_DECISION_INVALID', 'decision');
+  if (typeof kid !== 'string' || !B64U_32_PATTERN.test(kid)) throw new CountersignError('ERR_KEY_INVALID', `kid: expected the key's RFC 7638 thumbprint, ${B64U_32_RULE}`);
+  if (checked.iat * 1000 > expiresAtMs(checked.expires_at)) {
+    throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: after the operation\'s expires_at; an expired revision cannot be decided');
+  }
+  return signCompactJws({ alg, typ: DECISION_TYP, kid }, encodeClaims(checked), privateKey);
+}
+
+/** The operation the agent asked about, as the Company returned it (spec section 3). */
+export interface ExpectedOperation {
+  operation_id: string;
+  revision: string;
+  summary: string;
+  terms?: Record<string, unknown> | undefined;
+  expires_at: string;
+}
+
+export interface VerifyDecisionOptions {
+  /** The extension's public key, pinned at pairing (issue 4). The only key a decision is checked with. */
+  pinnedKey: unknown;
+  expected: {
+    operation: ExpectedOperation;
+    company: { name: string; origin: string };
+    /** The RFC 7638 thumbprint of this agent's own public key. */
+    audience: string;
+    /** The nonce this agent sent with the approval request. */
+    nonce: string;
+  };
+  /** The verifier's clock; defaults to now. */
+  now?: Date;
+  /**
+   * Nonces of decisions already accepted. Checked, and the nonce added, only once everything else
+   * has passed, so a forged or tampered decision cannot use up the nonce of the real one. `has`
+   * and `add` run with no await between them. Without it, replay is only bounded by `nonce`
+   * matching the request; the agent SDK always passes one.
+   */
+  seenNonces?: { has(nonce: string): boolean; add(nonce: string): unknown };
+}
+
+function mismatch(field: string, what: string): CountersignError {
+  return new CountersignError('ERR_DECISION_MISMATCH', `decision.${field}: does not match ${what}`);
+}
+
+/**
+ * Verify a decision the way the agent SDK must before it sends `Poppy-Approval` (issue 4: "The SDK
+ * checks all of it against the pinned key before it returns approved. Any mismatch is an error,
+ * never an approval"). Returns the verified claims, `status` included: the caller sends an
+ * approval only when `status === 'approved'` (spec section 5: the answer is the User's).
+ *
+ * Errors (all CountersignError, the jose or zod error in `cause`):
+ * - ERR_KEY_INVALID: `pinnedKey` is not an Ed25519/P-256 public key.
+ * - ERR_DECISION_INVALID: not a compact JWS, a header member or `alg` not allowed, bad signature,
+ *   wrong `typ` or `kid`, claims that fail the schema, `iat` in the future.
+ * - ERR_DECISION_MISMATCH: a claim differs from the operation, Company, audience or nonce expected.
+ * - ERR_DECISION_EXPIRED: `now` is after `expires_at`, or the decision was taken after it.
+ * - ERR_DECISION_REPLAYED: the nonce was accepted before.
+ * - ERR_INPUT_INVALID: the expected operation itself cannot be hashed, or `now` is not a date.
+ */
+export async function verifyDecision(jws: string, options: VerifyDecisionOptions): Promise<DecisionClaims> {
+  try {
+    return await verifyDecisionUnguarded(jws, options);
+  } catch (cause) {
+    // Fail closed, and with our error type only: a caller's seenNonces or getter that throws must
+    // not surface as a foreign error, let alone as something that looks like success.
+    if (isCountersignError(cause)) throw cause;
+    throw new CountersignError('ERR_INPUT_INVALID', 'decision: could not be verified', { cause });
+  }
+}
+
+async function verifyDecisionUnguarded(jws: string, options: VerifyDecisionOptions): Promise<DecisionClaims> {
+  if (!isObject(options) || !isObject(options.expected)) throw new CountersignError('ERR_INPUT_INVALID', 'options.expected: expected an object');
+  const { expected, seenNonces } = options;
+  if (!isObject(expected.operation)) throw new CountersignError('ERR_INPUT_INVALID', 'expected.operation: expected an object');
+  if (!isObject(expected.company)) throw new CountersignError('ERR_INPUT_INVALID', 'expected.company: expected an object');
+  const nowMs = options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : Number.NaN;
+  if (!Number.isFinite(nowMs)) throw new CountersignError('ERR_INPUT_INVALID', 'now: expected a valid Date');
+  const pinned = parsePublicJwk(options.pinnedKey, 'pinnedKey');
+
+  // 1. The signature, with the pinned key and its one algorithm (RFC 8725 sections 3.1, 3.2).
+  const { header, payload } = await verifyCompactJws(jws, pinned);
+  if (header.typ !== DECISION_TYP) throw invalid(`decision header.typ: expected "${DECISION_TYP}"`);
+  if (header.kid !== (await publicJwkThumbprint(pinned))) throw invalid('decision header.kid: expected the thumbprint of the pinned key');
+
+  // 2. The claims: well-formed, then equal to what this agent asked about.
+  const claims = parseWith(decisionClaimsSchema, parseJsonBytes(payload, 'payload'), 'ERR_DECISION_INVALID', 'decision');
+  const op = expected.operation;
+  if (claims.operation_id !== op.operation_id) throw mismatch('operation_id', 'the operation asked about');
+  if (claims.revision !== op.revision) throw mismatch('revision', 'the revision asked about (spec section 5: an approval covers one revision)');
+  if (claims.summary_sha256 !== (await digestSummary(op.summary))) throw mismatch('summary_sha256', 'the SHA-256 of the operation\'s summary');
+  if (claims.terms_sha256 !== (await digestTerms(op.terms))) throw mismatch('terms_sha256', 'the SHA-256 of the operation\'s canonical terms');
+  if (claims.company.name !== expected.company.name) throw mismatch('company.name', 'the Company asked for');
+  if (claims.company.origin !== expected.company.origin) throw mismatch('company.origin', 'the Company asked for');
+  if (claims.aud !== expected.audience) throw mismatch('aud', 'this agent\'s key thumbprint');
+  if (claims.nonce !== expected.nonce) throw mismatch('nonce', 'the nonce of this request');
+  if (claims.expires_at !== op.expires_at) throw mismatch('expires_at', 'the operation\'s expires_at');
+
+  // 3. Time. `expires_at` is "the last time an approval of this revision is accepted" (section 3).
+  const expiresMs = expiresAtMs(claims.expires_at);
+  if (nowMs > expiresMs) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.expires_at: the operation has expired');
+  if (claims.iat * 1000 > expiresMs) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: decided after the operation\'s expires_at');
+  if (claims.iat > Math.floor(nowMs / 1000) + DECISION_IAT_SKEW_SECONDS) throw invalid('decision.iat: in the future');
+
+  // 4. Replay, last: only a decision that passed everything else consumes its nonce.
+  if (seenNonces !== undefined) {
+    if (seenNonces.has(claims.nonce)) throw new CountersignError('ERR_DECISION_REPLAYED', 'decision.nonce: already used by an accepted decision');
+    seenNonces.add(claims.nonce);
+  }
+  return claims;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key generation
+
+export interface SigningKeyPair {
+  alg: DecisionAlg;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: PublicJwk;
+  /** RFC 7638 thumbprint of `publicJwk`: the `kid` to sign with. */
+  thumbprint: string;
+}
+
+const PROBE = new TextEncoder().encode('countersign key probe');
+
+async function tryEd25519(s: SubtleCrypto, extractable: boolean): Promise<CryptoKeyPair | undefined> {
+  try {
+    const pair = (await s.generateKey({ name: 'Ed25519' }, extractable, ['sign', 'verify'])) as CryptoKeyPair;
+    // Some engines shipped Ed25519 key generation before signing worked; prove a round trip.
+    const signature = await s.sign({ name: 'Ed25519' }, pair.privateKey, PROBE);
+    if (!(await s.verify({ name: 'Ed25519' }, pair.publicKey, signature, PROBE))) return undefined;
+    return pair;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Generate the extension's signing key (issue 4: "Ed25519 (ES256 only as a fallback), generated
+ * with WebCrypto as non-extractable"). Ed25519 is feature-detected by generating and using a key;
+ * an engine without it gets ECDSA P-256. `extractable` applies to the private key (the public key
+ * of a WebCrypto pair is always extractable). `subtle` is injectable for tests only.
+ */
+export async function generateSigningKeyPair(options: { extractable: boolean; subtle?: SubtleCrypto }): Promise<SigningKeyPair> {
+  const s = options.subtle ?? subtle();
+  let alg: DecisionAlg = 'EdDSA';
+  let pair = await tryEd25519(s, options.extractable);
+  try {
+    if (pair === undefined) {
+      alg = 'ES256';
+      pair = (await s.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, options.extractable, ['sign', 'verify'])) as CryptoKeyPair;
+    }
+    const publicJwk = parsePublicJwk(await s.exportKey('jwk', pair.publicKey), 'publicKey');
+    return { alg, privateKey: pair.privateKey, publicKey: pair.publicKey, publicJwk, thumbprint: await publicJwkThumbprint(publicJwk) };
+  } catch (cause) {
+    if (isCountersignError(cause)) throw cause;
+    throw new CountersignError('ERR_KEY_INVALID', 'could not generate an Ed25519 or ECDSA P-256 signing key', { cause });
+  }
+}
+
