@@ -326,16 +326,19 @@ export const pairResultMessage = message('pair_result', {
   id: requestIdSchema,
   status: z.enum(['confirmed', 'rejected'], { error: 'expected "confirmed" or "rejected"' }),
 });
-/** Statuses the extension signs (decision.ts signs "approved" and "declined"). */
-const SIGNED_STATUSES = new Set(['approved', 'declined']);
+/**
+ * The answer to an approval_request. `jws` (decision.ts) is required with "approved": without it
+ * the agent must not send an approval. A decline may carry one (a signed "no" cannot be forged by
+ * whatever sits between); the other statuses are not the User's decision and carry none.
+ */
 export const decisionMessage = message('decision', {
   id: requestIdSchema,
   status: z.enum(['approved', 'declined', 'expired', 'superseded', 'withdrawn'], {
     error: 'expected "approved", "declined", "expired", "superseded" or "withdrawn"',
   }),
   jws: compactJwsSchema.optional(),
-}).refine((m) => SIGNED_STATUSES.has(m.status) === (m.jws !== undefined), {
-  error: 'expected jws exactly when status is "approved" or "declined"',
+}).refine((m) => (m.status === 'approved' ? m.jws !== undefined : m.status === 'declined' || m.jws === undefined), {
+  error: 'expected jws with "approved" (optional with "declined", absent otherwise)',
   path: ['jws'],
 });
 export const withdrawnMessage = message('withdrawn', { operation_id: idSchema, revision: idSchema });

@@ -84,10 +84,47 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     }
   }
 
+  function renderPairing(pairing: Snapshot['pairings'][number]): HTMLElement {
+    const card = doc.createElement('article');
+    card.className = 'card pairing';
+    const h = doc.createElement('h1');
+    h.textContent = t('pairTitle');
+    const who = doc.createElement('p');
+    who.textContent = t('agentLine', pairing.agentName);
+    const code = doc.createElement('p');
+    code.className = 'pair-code';
+    code.dataset.testid = 'pair-code';
+    code.textContent = t('pairCode', pairing.code);
+    const buttons = doc.createElement('div');
+    buttons.className = 'buttons';
+    const reject = doc.createElement('button');
+    reject.type = 'button';
+    reject.className = 'secondary';
+    reject.id = 'pair-reject';
+    reject.textContent = t('pairReject');
+    const confirm = doc.createElement('button');
+    confirm.type = 'button';
+    confirm.className = 'primary';
+    confirm.id = 'pair-confirm';
+    confirm.textContent = t('pairConfirm');
+    const answer = (confirmed: boolean) => (event: MouseEvent) => {
+      if (!event.isTrusted) return;
+      confirm.disabled = reject.disabled = true;
+      void send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed, trusted: true });
+    };
+    confirm.addEventListener('click', answer(true));
+    reject.addEventListener('click', answer(false));
+    buttons.append(reject, confirm);
+    card.append(h, who, code, buttons);
+    return card;
+  }
+
   function render(): void {
     const items = snapshot?.active ?? [];
     const view = current();
     content.replaceChildren();
+    // A pairing waiting for the person comes first: it is about which agent may ask at all.
+    for (const pairing of snapshot?.pairings ?? []) content.append(renderPairing(pairing));
     if (!view) {
       const empty = doc.createElement('p');
       empty.textContent = t('nothingPending');

@@ -1,0 +1,292 @@
+/**
+ * Bridge relay cost (issue 4, "Benchmark"): agent → bridge → fake extension → bridge → agent,
+ * against a raw stdio echo of the same messages by the same fake extension without the bridge.
+ * Both sides use the same process and the same reply logic, so the ratio is the price of the
+ * bridge: its extra process hop (socket in, stdio out and back) plus framing and validation.
+ *
+ * Note for reading the ratio: the bridged path crosses four pipes/sockets per round trip, the
+ * raw echo two, so even a bridge that costs nothing itself is near 2x at p50 on an idle machine.
+ * A third measurement, a pass-through relay process with the same hops that forwards bytes
+ * without reading them, shows that floor; bridge ÷ pass-through is what the bridge's own work
+ * (framing, validation, routing) adds. Nothing asserts: run with `npm run bench` (or
+ * `npx tsx bench/bridge.bench.ts`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
+
+export interface BenchResult {
+  name: string;
+  baseline: string;
+  ratio: number;
+  detail: string;
+  goal?: string;
+}
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const THUMBPRINT = 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k';
+
+/**
+ * The fake extension, as a standalone script (no imports of ours: it is what a browser would be).
+ * `bridge` mode: it starts the bridge like a browser does, and answers each relayed
+ * `version_query` with a `version` to the same connection. `direct` mode: the same answers
+ * straight back on its own stdio (the baseline).
+ */
+const FAKE_EXTENSION = String.raw`
+import { spawn } from 'node:child_process';
+const [mode, bundle, thumbprint] = process.argv.slice(2);
+const LE = mode === 'bridge';
+function frame(value) {
+  const payload = Buffer.from(JSON.stringify(value));
+  const out = Buffer.allocUnsafe(4 + payload.length);
+  if (LE) out.writeUInt32LE(payload.length, 0); else out.writeUInt32BE(payload.length, 0);
+  payload.copy(out, 4);
+  return out;
+}
+function reader(stream, onMessage) {
+  let buf = Buffer.alloc(0);
+  stream.on('data', (chunk) => {
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    while (buf.length >= 4) {
+      const n = LE ? buf.readUInt32LE(0) : buf.readUInt32BE(0);
+      if (buf.length < 4 + n) break;
+      onMessage(JSON.parse(buf.subarray(4, 4 + n).toString('utf8')));
+      buf = buf.subarray(4 + n);
+    }
+  });
+}
+const answer = (q) => ({ type: 'version', v: 1, id: q.id, product: 'Countersign', extension_version: '0.1.0', protocol_versions: [1] });
+if (mode === 'bridge') {
+  const bridge = spawn(process.execPath, [bundle, 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil/'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  reader(bridge.stdout, (m) => {
+    if (m.type === 'bridge_ready') process.stdout.write('ready\n');
+    else if (m.type === 'relay' && m.message.type === 'version_query') bridge.stdin.write(frame({ type: 'relay', v: 1, conn: m.conn, message: answer(m.message) }));
+    else if (m.type === 'relay' && m.message.type === 'approval_request') bridge.stdin.write(frame({ type: 'relay', v: 1, conn: m.conn, message: { type: 'decision', v: 1, id: m.message.id, status: 'declined' } }));
+  });
+  bridge.stdin.write(frame({ type: 'bridge_hello', v: 1, extension_key_thumbprint: thumbprint }));
+  process.stdin.on('end', () => bridge.stdin.end());
+  process.stdin.resume();
+} else if (mode === 'relay') {
+  // The floor for any relay: the same extra process hop as the bridge, forwarding bytes unread.
+  const net = await import('node:net');
+  const ext = spawn(process.execPath, [process.argv[1], 'direct'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const server = net.createServer((socket) => {
+    socket.pipe(ext.stdin);
+    ext.stdout.pipe(socket);
+  });
+  server.listen(bundle, () => process.stdout.write('ready\n'));
+  process.stdin.on('end', () => { server.close(); ext.stdin.end(); });
+  process.stdin.resume();
+} else {
+  reader(process.stdin, (m) => {
+    if (m.type === 'version_query') process.stdout.write(frame(answer(m)));
+    else if (m.type === 'approval_request') process.stdout.write(frame({ type: 'decision', v: 1, id: m.id, status: 'declined' }));
+  });
+}
+`;
+
+interface Channel {
+  send(message: unknown): void;
+  /** Resolves with the next reply. Replies come back in order. */
+  next(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+function channel(write: (bytes: Uint8Array) => void, readable: NodeJS.ReadableStream, close: () => Promise<void>): Channel {
+  const decoder = new FrameDecoder({ endian: 'BE', oversize: 'fatal' });
+  const queue: unknown[] = [];
+  const waiting: Array<(v: unknown) => void> = [];
+  readable.on('data', (chunk: Uint8Array) => {
+    for (const e of decoder.push(chunk)) {
+      if (e.kind !== 'frame') throw e.error;
+      const w = waiting.shift();
+      if (w) w(e.value);
+      else queue.push(e.value);
+    }
+  });
+  return {
+    send: (m) => write(encodeJsonFrame(m, 'BE')),
+    next: () => (queue.length ? Promise.resolve(queue.shift()) : new Promise((r) => waiting.push(r))),
+    close,
+  };
+}
+
+function waitFor(stream: NodeJS.ReadableStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = '';
+    const on = (d: Buffer) => {
+      seen += d.toString();
+      if (seen.includes(text)) {
+        stream.off('data', on);
+        resolve();
+      }
+    };
+    stream.on('data', on);
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
+}
+
+async function bridgedChannel(script: string, bundle: string, runtimeDir: string): Promise<Channel> {
+  const ext = spawn(process.execPath, [script, 'bridge', bundle, THUMBPRINT], { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stdio: ['pipe', 'pipe', 'inherit'] });
+  await waitFor(ext.stdout!, 'ready');
+  const socket = net.connect(path.join(runtimeDir, 'countersign', `${THUMBPRINT}.sock`));
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  socket.setNoDelay(true);
+  const c = channel(
+    (b) => socket.write(b),
+    socket,
+    async () => {
+      socket.destroy();
+      ext.stdin!.end();
+      await exited(ext);
+    },
+  );
+  // bridge_info comes first.
+  await c.next();
+  return c;
+}
+
+async function passThroughChannel(script: string, socketPath: string): Promise<Channel> {
+  const relay = spawn(process.execPath, [script, 'relay', socketPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await waitFor(relay.stdout!, 'ready');
+  const socket = net.connect(socketPath);
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  return channel(
+    (b) => socket.write(b),
+    socket,
+    async () => {
+      socket.destroy();
+      relay.stdin!.end();
+      await exited(relay);
+    },
+  );
+}
+
+function directChannel(script: string): Channel {
+  const ext = spawn(process.execPath, [script, 'direct'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return channel(
+    (b) => ext.stdin!.write(b),
+    ext.stdout!,
+    async () => {
+      ext.stdin!.end();
+      await exited(ext);
+    },
+  );
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+}
+
+interface Stats {
+  p50: number;
+  p99: number;
+  perSecond: number;
+  pipelinedPerSecond: number;
+}
+
+async function measure(c: Channel, make: (i: number) => unknown, rounds: number, warmup: number, burst: number): Promise<Stats> {
+  for (let i = 0; i < warmup; i++) {
+    c.send(make(i));
+    await c.next();
+  }
+  const times: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    c.send(make(i));
+    await c.next();
+    times.push(performance.now() - t0);
+  }
+  const total = performance.now() - started;
+  // Throughput with many messages in flight: send a burst, wait for every reply.
+  const b0 = performance.now();
+  for (let i = 0; i < burst; i++) c.send(make(i));
+  for (let i = 0; i < burst; i++) await c.next();
+  const burstMs = performance.now() - b0;
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), perSecond: (rounds / total) * 1000, pipelinedPerSecond: (burst / burstMs) * 1000 };
+}
+
+const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
+
+export async function run(): Promise<BenchResult[]> {
+  const work = mkdtempSync(path.join('/tmp', 'cs-bench-'));
+  try {
+    const { buildBridge } = (await import(pathToFileURL(path.join(root, 'scripts', 'build-bridge.mjs')).href)) as { buildBridge: (o: { outfile: string }) => Promise<string> };
+    const bundle = await buildBridge({ outfile: path.join(work, 'countersign-bridge.mjs') });
+    const script = path.join(work, 'fake-extension.mjs');
+    writeFileSync(script, FAKE_EXTENSION);
+
+    const query = (i: number) => ({ type: 'version_query', v: 1, id: `q${i}` });
+    const operation = {
+      operation_id: 'exc_5Rt2',
+      revision: '1791487200-k3Jd9Qx2mW8v',
+      summary: 'Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), for $70.00 more, charged to the card used for the order. '.repeat(8),
+      terms: { order_id: 'ord_7Hk2', item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-m', price_difference: { amount: '70.00', currency: 'USD' }, lines: Array.from({ length: 20 }, (_, k) => ({ sku: `sku-${k}`, qty: k })) },
+      expires_at: '2026-10-08T12:20:00-07:00',
+    };
+    const request = (i: number) => ({
+      type: 'approval_request',
+      v: 1,
+      id: `r${i}`,
+      nonce: 'YGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn8',
+      company: { name: 'Stormline Outfitters', origin: 'https://shop.stormline.example' },
+      operation,
+      request: { interface: 'api', method: 'POST', url: 'https://api.stormline.example/orders/ord_7Hk2/exchanges', body: { item_id: 'itm_4Qa' } },
+      session: { kind: 'signed_in' },
+    });
+    const requestBytes = JSON.stringify(request(0)).length;
+
+    const results: BenchResult[] = [];
+    for (const [label, make] of [
+      ['version_query (40 B)', query],
+      [`approval_request (${(requestBytes / 1024).toFixed(1)} KiB, full operation validation)`, request],
+    ] as const) {
+      const raw = directChannel(script);
+      const rawStats = await measure(raw, make, 3000, 500, 1000);
+      await raw.close();
+      const runtimeDir = mkdtempSync(path.join('/tmp', 'cs-bench-rt-'));
+      const bridged = await bridgedChannel(script, bundle, runtimeDir);
+      const bridgedStats = await measure(bridged, make, 3000, 500, 1000);
+      await bridged.close();
+      const floor = await passThroughChannel(script, path.join(runtimeDir, 'floor.sock'));
+      const floorStats = await measure(floor, make, 3000, 500, 1000);
+      await floor.close();
+      rmSync(runtimeDir, { recursive: true, force: true });
+      const detail =
+        `bridge p50 ${fmt(bridgedStats.p50)}, p99 ${fmt(bridgedStats.p99)}, ${bridgedStats.perSecond.toFixed(0)} msgs/s sequential, ${bridgedStats.pipelinedPerSecond.toFixed(0)} msgs/s pipelined; ` +
+        `raw p50 ${fmt(rawStats.p50)}, p99 ${fmt(rawStats.p99)}, ${rawStats.perSecond.toFixed(0)} msgs/s sequential, ${rawStats.pipelinedPerSecond.toFixed(0)} msgs/s pipelined`;
+      results.push(
+        { name: `bridge round trip p50, ${label}`, baseline: 'raw stdio echo p50', ratio: bridgedStats.p50 / rawStats.p50, detail, goal: '≤1.3x' },
+        { name: `bridge round trip p99, ${label}`, baseline: 'raw stdio echo p99', ratio: bridgedStats.p99 / rawStats.p99, detail: `p99 ${fmt(bridgedStats.p99)} vs ${fmt(rawStats.p99)}` },
+        {
+          name: `bridge round trip p50, ${label}`,
+          baseline: 'pass-through relay p50 (same hops, bytes not read)',
+          ratio: bridgedStats.p50 / floorStats.p50,
+          detail: `bridge ${fmt(bridgedStats.p50)} vs pass-through ${fmt(floorStats.p50)} (p99 ${fmt(floorStats.p99)}, ${floorStats.perSecond.toFixed(0)} msgs/s): what framing, validation and routing add`,
+        },
+        {
+          name: `bridge pipelined throughput, ${label}`,
+          baseline: 'raw stdio echo, time per message',
+          ratio: rawStats.pipelinedPerSecond / bridgedStats.pipelinedPerSecond,
+          detail: `${bridgedStats.pipelinedPerSecond.toFixed(0)} vs ${rawStats.pipelinedPerSecond.toFixed(0)} msgs/s with 1000 in flight`,
+        },
+      );
+    }
+    return results;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  for (const r of await run()) console.log(`${r.name.padEnd(70)} ${r.ratio.toFixed(2).padStart(6)}x vs ${r.baseline}${r.goal ? ` (goal ${r.goal})` : ''}\n    ${r.detail}`);
+}

@@ -1,0 +1,31 @@
+/**
+ * `countersign/agent`: the SDK a desktop Personal Agent imports to pair with the Countersign
+ * extension, ask the User for approval of an operation (spec section 5), and send only approvals
+ * the extension signed (spec section 6). Node only. Guide: docs/agent-sdk.md.
+ */
+export {
+  Companion,
+  CompanionError,
+  type ApprovalResult,
+  type CompanionEvents,
+  type CompanionOptions,
+  type OperationInput,
+  type OutcomeReport,
+  type Pairing,
+  type RequestApprovalInput,
+  type RequestContext,
+  type SessionContext,
+} from './companion';
+export { CONFIG_DIR_NAME, defaultConfigDir } from './files';
+export { findAgentSocket, listAgentSockets, socketFolders, type FoundSocket } from './discovery';
+export { KEY_FILE, PIN_FILE } from './keys';
+export { JOURNAL_FILE, OUTCOMES, type Outcome } from './journal';
+
+// What the caller needs around an approval, from the protocol layer, so one import suffices.
+export { CountersignError, isCountersignError, type ErrorCode } from '../protocol/errors';
+export type { DecisionClaims } from '../protocol/decision';
+// Section 6: the three ways to send an approval back through the interface that returned the operation.
+export { formatApprovalHeader } from '../protocol/approval-header';
+export { approvalMessage, approvalMeta, APPROVAL_META_KEY, type Approval } from '../protocol/approval';
+// Section 4: reading the operation out of what the Company returned.
+export { operationFromApiResponse, operationFromEvent, operationFromToolResult } from '../protocol/asking-for-approval';

@@ -1,0 +1,227 @@
+import type { Readable, Writable } from 'node:stream';
+import { agentSocketCandidates } from '../protocol/bridge';
+import { isCountersignError } from '../protocol/errors';
+import { BROWSER_IDS, isBrowserId, pathApi, type BrowserId } from './browsers';
+import { doctor, formatFindings } from './doctor';
+import { BridgeHost } from './host';
+import { FIREFOX_ID_PATTERN, install, uninstall } from './install';
+import { createLogger, logLevelFrom } from './log';
+import type { CommandRunner, FsLike, Platform } from './system';
+import { BRIDGE_VERSION } from './version';
+
+/**
+ * The `countersign-bridge` command. Started by a browser, it is the native-messaging host;
+ * started by a person, it installs, uninstalls and checks that host. Everything it touches comes
+ * in through CliDeps, so tests drive it without a real process.
+ */
+
+export interface CliDeps {
+  /** Arguments after the script (process.argv.slice(2)). */
+  argv: readonly string[];
+  stdin: Readable;
+  stdout: Writable;
+  stderr: { write(text: string): unknown };
+  env: Readonly<Record<string, string | undefined>>;
+  platform: Platform;
+  homedir: string;
+  uid: number;
+  username: string;
+  cwd: string;
+  /** The node running us. */
+  execPath: string;
+  /** The built bundle (dist/countersign-bridge.mjs), or undefined when running from source without one. */
+  bundlePath: string | undefined;
+  /** How to run this program again, for doctor's fix commands. */
+  selfCommand: readonly string[];
+  fs: FsLike;
+  run: CommandRunner;
+  /** Registers `stop` for termination signals (host mode), so the socket is removed on the way out. */
+  onSignal?: (stop: () => void) => void;
+}
+
+export const USAGE = `countersign-bridge ${BRIDGE_VERSION}: the native-messaging host of the Countersign extension.
+
+Usage:
+  countersign-bridge install   [--browser B]... [--user-data-dir DIR] [--extension-id ID] [--link]
+  countersign-bridge uninstall [--browser B]... [--user-data-dir DIR]
+  countersign-bridge doctor    [--browser B]... [--user-data-dir DIR] [--extension-id ID] [--json]
+  countersign-bridge socket-path <extension-key-thumbprint>
+  countersign-bridge --version | --help
+
+  B: ${BROWSER_IDS.join(', ')} or all (default: every browser found for this user).
+  --user-data-dir DIR  a Chromium profile started with --user-data-dir (manifest in DIR/NativeMessagingHosts).
+  --extension-id ID    a Chromium id (32 letters a-p) or a Firefox add-on id; defaults to Countersign's.
+  --link               run the bundle where it is instead of a copy (development).
+
+Browsers start it as "countersign-bridge chrome-extension://<id>/" (Chromium) or
+"countersign-bridge <manifest.json> <add-on id>" (Firefox); it then speaks native messaging on stdio.
+`;
+
+/** How the browser started us, if it did. */
+export function hostInvocation(argv: readonly string[]): 'chromium' | 'firefox' | undefined {
+  const first = argv[0];
+  if (first === undefined) return undefined;
+  // Chromium passes the caller's origin (and on Windows also --parent-window=<handle>).
+  if (/^chrome-extension:\/\/[a-p]{32}\/$/.test(first)) return 'chromium';
+  // Firefox passes the manifest's path and the add-on id.
+  const second = argv[1];
+  if (first.toLowerCase().endsWith('.json') && second !== undefined && FIREFOX_ID_PATTERN.test(second)) return 'firefox';
+  return undefined;
+}
+
+interface Parsed {
+  browsers: BrowserId[] | 'all';
+  userDataDir?: string;
+  extensionId?: string;
+  link: boolean;
+  json: boolean;
+  positional: string[];
+}
+
+class UsageError extends Error {}
+
+function parseOptions(args: readonly string[], allowed: ReadonlySet<string>, cwd: string, platform: Platform): Parsed {
+  const parsed: Parsed = { browsers: 'all', link: false, json: false, positional: [] };
+  const browsers: BrowserId[] = [];
+  let all = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    if (!flag.startsWith('--')) {
+      parsed.positional.push(arg);
+      continue;
+    }
+    if (!allowed.has(flag)) throw new UsageError(`unknown option ${flag}`);
+    const value = (): string => {
+      const v = inline ?? args[++i];
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--browser':
+        for (const name of value().split(',')) {
+          if (name === 'all') all = true;
+          else if (isBrowserId(name)) browsers.push(name);
+          else throw new UsageError(`--browser: unknown browser "${name}" (${BROWSER_IDS.join(', ')}, all)`);
+        }
+        break;
+      case '--user-data-dir':
+        parsed.userDataDir = pathApi(platform).resolve(cwd, value());
+        break;
+      case '--extension-id':
+        parsed.extensionId = value();
+        break;
+      case '--link':
+        parsed.link = true;
+        break;
+      case '--json':
+        parsed.json = true;
+        break;
+    }
+  }
+  parsed.browsers = all || browsers.length === 0 ? 'all' : browsers;
+  return parsed;
+}
+
+const INSTALL_FLAGS = new Set(['--browser', '--user-data-dir', '--extension-id', '--link']);
+const UNINSTALL_FLAGS = new Set(['--browser', '--user-data-dir']);
+const DOCTOR_FLAGS = new Set(['--browser', '--user-data-dir', '--extension-id', '--json']);
+
+/** Run the host until the extension goes away. Resolves with the exit code. */
+export function runHost(deps: CliDeps, browser: 'chromium' | 'firefox'): Promise<number> {
+  const log = createLogger((line) => deps.stderr.write(line), logLevelFrom(deps.env['COUNTERSIGN_BRIDGE_LOG']));
+  return new Promise((resolve) => {
+    const host = new BridgeHost({
+      input: deps.stdin,
+      output: deps.stdout,
+      log,
+      browser,
+      socket: { platform: deps.platform, env: deps.env, uid: deps.uid, username: deps.username },
+      onExit: resolve,
+    });
+    host.start();
+    deps.onSignal?.(() => void host.shutdown(0));
+  });
+}
+
+/** Run one command. Resolves with the process exit code. */
+export async function runCli(deps: CliDeps): Promise<number> {
+  const browser = hostInvocation(deps.argv);
+  if (browser !== undefined) return runHost(deps, browser);
+
+  const out = (text: string) => deps.stdout.write(text);
+  const [command, ...rest] = deps.argv;
+  const system = { platform: deps.platform, homedir: deps.homedir, env: deps.env, fs: deps.fs, run: deps.run, execPath: deps.execPath };
+  try {
+    switch (command) {
+      case 'install': {
+        const o = parseOptions(rest, INSTALL_FLAGS, deps.cwd, deps.platform);
+        if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
+        if (deps.bundlePath === undefined) {
+          deps.stderr.write('countersign-bridge: no built bundle to install; run "npm run build:bridge" first\n');
+          return 1;
+        }
+        const report = install(
+          { ...system, bundlePath: deps.bundlePath, bridgeVersion: BRIDGE_VERSION },
+          {
+            browsers: o.browsers,
+            link: o.link,
+            ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }),
+            ...(o.extensionId === undefined ? {} : { extensionId: o.extensionId }),
+          },
+        );
+        out(`launcher ${report.launcher}\nbundle   ${report.bundle}\n`);
+        for (const e of report.entries) out(`${e.browser.padEnd(9)} ${e.manifest}${e.registryKey === undefined ? '' : ` (registry ${e.registryKey})`}\n`);
+        return 0;
+      }
+      case 'uninstall': {
+        const o = parseOptions(rest, UNINSTALL_FLAGS, deps.cwd, deps.platform);
+        if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
+        const report = uninstall(system, { browsers: o.browsers, ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }) });
+        if (report.removed.length === 0 && report.kept.length === 0) out('nothing to uninstall\n');
+        for (const r of report.removed) out(`removed ${r}\n`);
+        for (const k of report.kept) out(`kept    ${k}\n`);
+        return 0;
+      }
+      case 'doctor': {
+        const o = parseOptions(rest, DOCTOR_FLAGS, deps.cwd, deps.platform);
+        if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
+        const findings = doctor(system, {
+          browsers: o.browsers,
+          selfCommand: deps.selfCommand,
+          ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }),
+          ...(o.extensionId === undefined ? {} : { extensionId: o.extensionId }),
+        });
+        out(o.json ? `${JSON.stringify(findings, null, 2)}\n` : formatFindings(findings));
+        return findings.some((f) => f.severity === 'error') ? 1 : 0;
+      }
+      case 'socket-path': {
+        const thumbprint = rest[0];
+        if (thumbprint === undefined || rest.length > 1) throw new UsageError('socket-path takes one extension key thumbprint');
+        for (const p of agentSocketCandidates({ platform: deps.platform, env: deps.env, uid: deps.uid, username: deps.username, thumbprint })) out(`${p}\n`);
+        return 0;
+      }
+      case '--version':
+        out(`${BRIDGE_VERSION}\n`);
+        return 0;
+      case '--help':
+      case 'help':
+        out(USAGE);
+        return 0;
+      default:
+        // Anything else, including no arguments at all: a person typing it, not a browser.
+        deps.stderr.write(command === undefined ? USAGE : `countersign-bridge: unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      deps.stderr.write(`countersign-bridge: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (isCountersignError(error)) {
+      deps.stderr.write(`countersign-bridge: ${error.code}: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,254 @@
+import { randomBytes } from 'node:crypto';
+import { isId, type JsonObject } from '../protocol/index';
+import {
+  CURRENCY,
+  amount,
+  cardLabel,
+  dollars,
+  isoDate,
+  longDate,
+  periodEnd,
+  productLabel,
+  type Catalog,
+  type Order,
+  type Subscription,
+} from './catalog';
+import type { ActionError, ActionPlan, Described, Operations } from './operations';
+import type { Caller } from './session';
+
+/**
+ * The two actions of the reference Company that need the User's approval (section 1: "A Company
+ * chooses which actions need approval"): exchanging an item of an order (the seed's jacket
+ * exchange) and cancelling a subscription. Each becomes an ActionPlan: its operation ID, and
+ * what it would do now, written as summary and terms (section 3: "Everything that affects the
+ * action, such as what it changes, any amount, date, or recipient, or a condition for
+ * cancelling, MUST be in the revision's summary, and in terms if present").
+ */
+
+export interface ActionDeps {
+  catalog: Catalog;
+  operations: Operations;
+  now: () => number;
+}
+
+function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(6).toString('base64url')}`;
+}
+
+function notFound(what: string): ActionError {
+  return { status: 404, error: 'not_found', description: `${what} was not found` };
+}
+
+/** Access to a resource (the token checks of core 7, which come before section 6's checks). */
+export type Access<T> = { ok: true; value: T } | { ok: false; error: ActionError; challenge: boolean };
+
+function owned<T extends { account: string | null }>(resource: T | undefined, caller: Caller, what: string): Access<T> {
+  if (resource === undefined) return { ok: false, error: notFound(what), challenge: false };
+  if (resource.account === null || resource.account === caller.accountId) return { ok: true, value: resource };
+  if (caller.accountId === null) {
+    // Signed out, and the resource belongs to an account: the challenge for the account (core 7).
+    return { ok: false, error: { status: 401, error: 'sign_in_required', description: `sign in to the account that ${what} belongs to` }, challenge: true };
+  }
+  // Another account's: as if it didn't exist.
+  return { ok: false, error: notFound(what), challenge: false };
+}
+
+export function orderAccess(deps: ActionDeps, caller: Caller, orderId: string): Access<Order> {
+  return owned(isId(orderId) ? deps.catalog.orders.get(orderId) : undefined, caller, `order ${orderId}`);
+}
+
+export function subscriptionAccess(deps: ActionDeps, caller: Caller, subscriptionId: string): Access<Subscription> {
+  return owned(isId(subscriptionId) ? deps.catalog.subscriptions.get(subscriptionId) : undefined, caller, `subscription ${subscriptionId}`);
+}
+
+export interface ExchangeRequest {
+  orderId: string;
+  itemId: string;
+  replacementSku: string;
+}
+
+/**
+ * The jacket exchange (section 3's example). Its identity is the order and the item: "The
+ * Company decides which requests are for the same action, from its own records, such as the
+ * order and item being exchanged" (section 3, "New terms"). A different size is the same
+ * operation with a new revision; the exchanged item is returned and the replacement is a new
+ * item, so the same operation ID never names another action.
+ */
+export function exchangePlan(deps: ActionDeps, order: Order, request: ExchangeRequest): ActionPlan {
+  const operationId = deps.operations.operationId('exc', { action: 'exchange', order_id: order.id, item_id: request.itemId });
+  return {
+    operationId,
+    describe(): Described {
+      const item = order.items.find((i) => i.id === request.itemId);
+      if (item === undefined) return { ok: false, error: notFound(`item ${request.itemId} on order ${order.id}`) };
+      if (item.status !== 'active') {
+        return { ok: false, error: { status: 409, error: 'item_not_exchangeable', description: `item ${item.id} on order ${order.id} was already exchanged` } };
+      }
+      const current = deps.catalog.products.get(item.sku);
+      const replacement = deps.catalog.products.get(request.replacementSku);
+      if (current === undefined) return { ok: false, error: { status: 409, error: 'item_not_exchangeable', description: `item ${item.id} can't be exchanged` } };
+      if (replacement === undefined) {
+        return { ok: false, error: { status: 422, error: 'unknown_sku', description: `there is no product ${request.replacementSku}` } };
+      }
+      if (replacement.sku === current.sku) {
+        return { ok: false, error: { status: 422, error: 'same_sku', description: `item ${item.id} already is ${productLabel(current)}` } };
+      }
+      const differenceCents = replacement.priceCents - current.priceCents;
+      if (differenceCents < 0) {
+        return { ok: false, error: { status: 422, error: 'exchange_not_offered', description: 'exchanges for a cheaper product are made as a return and a new order' } };
+      }
+      const card = cardLabel(order.card);
+      const cost = differenceCents > 0 ? `for ${dollars(differenceCents)} more, charged to the ${card} used for the order` : `for no price difference (${dollars(0)}), on the ${card} used for the order`;
+      const summary = `Exchange the ${productLabel(current)} on order ${order.id} for the ${productLabel(replacement)}, ${cost}.`;
+      const terms: JsonObject = {
+        order_id: order.id,
+        item_id: item.id,
+        replacement_sku: replacement.sku,
+        price_difference: { amount: amount(differenceCents), currency: CURRENCY },
+        payment_method: card,
+      };
+      return {
+        ok: true,
+        description: {
+          summary,
+          terms,
+          perform: () => {
+            // Exactly what the summary says (section 3: "MUST perform only what the approved revision describes").
+            item.status = 'returned';
+            const newItem = { id: newId('itm'), sku: replacement.sku, status: 'active' as const, exchangeId: newId('exg') };
+            order.items.push(newItem);
+            const exchange = {
+              id: newItem.exchangeId,
+              operationId,
+              returnedItemId: item.id,
+              newItemId: newItem.id,
+              replacementSku: replacement.sku,
+              priceDifferenceCents: differenceCents,
+              createdAt: new Date(deps.now()).toISOString(),
+            };
+            order.exchanges.push(exchange);
+            const charged = differenceCents > 0 ? `${dollars(differenceCents)} was charged to the ${card}` : 'there was nothing to pay';
+            return {
+              data: {
+                exchange: {
+                  id: exchange.id,
+                  status: 'completed',
+                  order_id: order.id,
+                  returned_item_id: item.id,
+                  new_item: { id: newItem.id, sku: replacement.sku, name: productLabel(replacement) },
+                  price_difference: { amount: amount(differenceCents), currency: CURRENCY },
+                  payment_method: card,
+                  created_at: exchange.createdAt,
+                },
+              },
+              text: `Exchanged the ${productLabel(current)} on order ${order.id} for the ${productLabel(replacement)} (new item ${newItem.id}); ${charged}.`,
+            };
+          },
+        },
+      };
+    },
+  };
+}
+
+export interface CancelRequest {
+  /** Defaults to true: the subscription runs to the end of the period already paid for. */
+  atPeriodEnd: boolean;
+}
+
+/** Cancelling a subscription, at the end of the period or now. Its identity is the subscription. */
+export function cancelPlan(deps: ActionDeps, subscription: Subscription, request: CancelRequest): ActionPlan {
+  const operationId = deps.operations.operationId('can', { action: 'cancel_subscription', subscription_id: subscription.id });
+  return {
+    operationId,
+    describe(nowMs: number): Described {
+      if (subscription.status !== 'active') {
+        return { ok: false, error: { status: 409, error: 'subscription_not_active', description: `subscription ${subscription.id} is already cancelled` } };
+      }
+      const endsOn = request.atPeriodEnd ? periodEnd(nowMs) : isoDate(nowMs);
+      const card = cardLabel(subscription.card);
+      const plan = `the ${subscription.plan} membership (${subscription.id}, ${dollars(subscription.priceCents)} a month)`;
+      const when = request.atPeriodEnd
+        ? `at the end of the current period: it stays active until ${longDate(endsOn)}`
+        : `now: it ends today, ${longDate(endsOn)}, with no refund for the rest of the current period`;
+      const summary = `Cancel ${plan} ${when}, and no further payments are taken from the ${card}.`;
+      const terms: JsonObject = {
+        subscription_id: subscription.id,
+        plan: subscription.plan,
+        price: { amount: amount(subscription.priceCents), currency: CURRENCY },
+        at_period_end: request.atPeriodEnd,
+        ends_on: endsOn,
+        payment_method: card,
+      };
+      return {
+        ok: true,
+        description: {
+          summary,
+          terms,
+          perform: () => {
+            const cancelledAt = new Date(deps.now()).toISOString();
+            subscription.status = 'cancelled';
+            subscription.cancellation = { operationId, atPeriodEnd: request.atPeriodEnd, endsOn, cancelledAt };
+            return {
+              data: {
+                subscription: {
+                  id: subscription.id,
+                  status: 'cancelled',
+                  plan: subscription.plan,
+                  at_period_end: request.atPeriodEnd,
+                  ends_on: endsOn,
+                  cancelled_at: cancelledAt,
+                },
+              },
+              text: `Cancelled ${plan}; it ${request.atPeriodEnd ? 'stays active until' : 'ended on'} ${longDate(endsOn)}, and no further payments are taken from the ${card}.`,
+            };
+          },
+        },
+      };
+    },
+  };
+}
+
+/** An order as `GET /orders/:id` shows it: how a Personal Agent finds out whether an exchange was performed (section 7). */
+export function orderView(deps: ActionDeps, order: Order): JsonObject {
+  return {
+    order: {
+      id: order.id,
+      payment_method: cardLabel(order.card),
+      items: order.items.map((item) => {
+        const product = deps.catalog.products.get(item.sku);
+        return { id: item.id, sku: item.sku, name: product === undefined ? item.sku : productLabel(product), status: item.status };
+      }),
+      exchanges: order.exchanges.map((e) => ({
+        id: e.id,
+        operation_id: e.operationId,
+        returned_item_id: e.returnedItemId,
+        new_item_id: e.newItemId,
+        replacement_sku: e.replacementSku,
+        price_difference: { amount: amount(e.priceDifferenceCents), currency: CURRENCY },
+        created_at: e.createdAt,
+      })),
+    },
+  };
+}
+
+export function subscriptionView(subscription: Subscription): JsonObject {
+  const cancellation: JsonObject | null =
+    subscription.cancellation === undefined
+      ? null
+      : {
+          operation_id: subscription.cancellation.operationId,
+          at_period_end: subscription.cancellation.atPeriodEnd,
+          ends_on: subscription.cancellation.endsOn,
+          cancelled_at: subscription.cancellation.cancelledAt,
+        };
+  return {
+    subscription: {
+      id: subscription.id,
+      plan: subscription.plan,
+      price: { amount: amount(subscription.priceCents), currency: CURRENCY },
+      payment_method: cardLabel(subscription.card),
+      status: subscription.status,
+      cancellation,
+    },
+  };
+}

@@ -1,0 +1,367 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson, type Approval, type JsonObject, type Operation } from '../protocol/index';
+import type { CompanyFaults } from './faults';
+import { approvableScopes, primaryScope, type Caller, type Scope } from './session';
+
+/**
+ * The operations engine of the reference Company: one place for section 3's identifiers, section
+ * 6's checks and section 7's at-most-once, used by all three interfaces (API, MCP, conversation).
+ *
+ * Nothing is stored for an operation that hasn't been performed (section 3, "New terms": "A
+ * Company doesn't have to store operations that haven't been performed"):
+ * - `operation_id` is an HMAC of the action's identity (the order and item being exchanged, the
+ *   subscription being cancelled), so the same action always gets the same ID and another action
+ *   never does (section 3: "Identifies the action, not a kind of action ... the Company MUST NOT
+ *   use it for another action");
+ * - `revision` is `<expiry, epoch seconds>-<a|s><16 characters of HMAC>` over the interface and
+ *   request it answers, who may approve it, the operation ID, summary, terms and expires_at. So
+ *   it changes whenever summary, terms or expires_at change (section 3, `revision`), two sets of
+ *   terms never share one (section 3, "MUST NOT give two different sets of terms the same
+ *   revision"), and check 3 is a recomputation: the revision is one we returned for this
+ *   operation, this request and this Session or account exactly when the HMAC matches. `a`/`s`
+ *   says whether an account or a Session may approve it, so that a signed-out Session can be
+ *   challenged for the account (section 3, "Who can approve it");
+ * - expires_at is rounded up to a window (a minute by default), so the same request within the
+ *   window gets the same revision.
+ *
+ * What is stored is the record of an operation once its approval has passed every check: from
+ * that moment it is being performed, then performed, and it is kept for the life of the process,
+ * which is longer than any `expires_at` it approved (section 7: "MUST remember that it performed
+ * an operation at least until the approved revision's expires_at, and while it is being
+ * performed").
+ */
+
+/** The result of an action, rendered by each interface: `data` is the API body and MCP structuredContent, `text` a sentence. */
+export interface Outcome {
+  data: JsonObject;
+  text: string;
+}
+
+/** An ordinary refusal of the request (404, 409...): no operation, nothing performed. */
+export interface ActionError {
+  status: number;
+  error: string;
+  description: string;
+}
+
+/** What a request asks for, as the Company's records say now (section 3: summary and terms). */
+export interface Description {
+  summary: string;
+  terms: JsonObject;
+  /** Performs exactly what summary and terms describe and returns the outcome. Called at most once per operation. */
+  perform: () => Outcome;
+}
+
+export type Described = { ok: true; description: Description } | { ok: false; error: ActionError };
+
+/** An action that needs approval, computed from a request. */
+export interface ActionPlan {
+  operationId: string;
+  describe(nowMs: number): Described;
+}
+
+/** One request with or without an approval, through one interface. */
+export interface CheckContext {
+  /**
+   * The interface and request the operation is returned for (section 6, check 3: "The API request
+   * or tool call is the one that returned the operation, and in a conversation, the operation is
+   * the conversation's"): `api POST /orders/ord_7Hk2/exchanges`, `mcp exchange_item`,
+   * `conversation cnv_...`. Part of the revision's HMAC.
+   */
+  binding: string;
+  caller: Caller;
+  /** The request declares operations v2 (section 2). */
+  declared: boolean;
+  approval?: Approval | undefined;
+  /** A further condition of check 3 (a conversation accepts only the revision it offered last). */
+  acceptRevision?: ((revision: string) => boolean) | undefined;
+}
+
+export interface OperationRecord {
+  operationId: string;
+  /** Who approved it (section 3, "Who can approve it"); check 1 for later requests. */
+  scope: Scope;
+  revision: string;
+  expiresAt: string;
+  /** `unknown`: performed, but the Company doesn't know yet whether it took effect (section 7; the crash fault). */
+  status: 'performing' | 'unknown' | 'performed';
+  /** Real time (ms) until which a retry should expect no news; drives Retry-After. */
+  busyUntil: number;
+  outcome?: Outcome;
+  /** Resolves when the record becomes `performed`, or when a failed perform removed it. */
+  settled: Promise<void>;
+}
+
+export type PerformDecision = { kind: 'perform'; context: CheckContext; operationId: string; scope: Scope; approval: Approval; expiresAt: string; description: Description };
+
+/** What the Company answers, whatever the interface (section 2, 4, 6, 7). */
+export type Decision =
+  /** Section 2: the request doesn't declare operations v2 and the action needs approval. */
+  | { kind: 'extension_required' }
+  /** Section 3, "Who can approve it": a signed-out Session and an account's operation: the challenge for the account (core 7). */
+  | { kind: 'challenge' }
+  /** Section 7: being performed, or not known yet whether it took effect: 503 with Retry-After. */
+  | { kind: 'busy'; record: OperationRecord; retryAfterSeconds: number }
+  /** Section 6 check 2 and section 7: the response the Company gave the first time. */
+  | { kind: 'performed'; record: OperationRecord & { outcome: Outcome } }
+  /** An ordinary refusal, before or without any operation. */
+  | { kind: 'refused'; error: ActionError }
+  /** Section 4: no approval (or check 1 or 3 failed): refuse and return the operation. */
+  | { kind: 'operation'; operation: Operation }
+  /** Section 6: every check passed. Call `perform` in the same turn, before any await. */
+  | PerformDecision;
+
+export type Connection = 'answer' | 'drop' | 'crash';
+
+export interface Performed {
+  record: OperationRecord & { outcome: Outcome };
+  /** What to do with the connection that carried the approval (the drop and crash faults). */
+  connection: Connection;
+}
+
+export interface OperationsOptions {
+  secret: Uint8Array;
+  now: () => number;
+  /** How long an approval of a new revision is accepted (section 3, "Expiry"). */
+  approvalTtlMs: number;
+  /** The same request within this window gets the same revision. Whole seconds. */
+  revisionWindowMs: number;
+  faults: CompanyFaults;
+  /** How many times each operation was performed (tests read it: never more than 1). */
+  performed: Map<string, number>;
+}
+
+const REVISION = /^([0-9]{1,12})-([as])([A-Za-z0-9_-]{16})$/;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `2026-10-08T19:20:00Z` for epoch seconds: RFC 3339 in UTC (section 3, `expires_at`). */
+function rfc3339(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+export class Operations {
+  readonly #secret: Uint8Array;
+  readonly #now: () => number;
+  readonly #ttlMs: number;
+  readonly #windowSeconds: number;
+  readonly #faults: CompanyFaults;
+  readonly #performed: Map<string, number>;
+  readonly #records = new Map<string, OperationRecord>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+
+  constructor(options: OperationsOptions) {
+    this.#secret = options.secret;
+    this.#now = options.now;
+    this.#ttlMs = options.approvalTtlMs;
+    this.#windowSeconds = Math.max(1, Math.round(options.revisionWindowMs / 1000));
+    this.#faults = options.faults;
+    this.#performed = options.performed;
+  }
+
+  #hmac(value: JsonObject): string {
+    return createHmac('sha256', this.#secret).update(canonicalJson(value)).digest('base64url');
+  }
+
+  /**
+   * The operation ID of an action: `<prefix>_<12 characters of HMAC>` over its identity (section
+   * 3, `operation_id`). The identity must name one action: an item is exchanged at most once
+   * (the replacement is a new item), a subscription is cancelled at most once.
+   */
+  operationId(prefix: string, identity: JsonObject): string {
+    return `${prefix}_${this.#hmac({ purpose: 'operation_id', ...identity }).slice(0, 12)}`;
+  }
+
+  #revision(context: CheckContext, scope: Scope, operationId: string, description: Description, expiresAt: string, epochSeconds: number): string {
+    const mac = this.#hmac({
+      purpose: 'revision',
+      binding: context.binding,
+      scope,
+      operation_id: operationId,
+      summary: description.summary,
+      terms: description.terms,
+      expires_at: expiresAt,
+    }).slice(0, 16);
+    return `${epochSeconds}-${scope.startsWith('account:') ? 'a' : 's'}${mac}`;
+  }
+
+  /**
+   * A revision for what the request asks (section 4, and section 6 when check 3 fails). Never
+   * `avoid`, the revision the request's approval named: "A Company MUST NOT answer an approval
+   * with the revision it names, so a Personal Agent never retries the same approval in a loop."
+   */
+  #issue(context: CheckContext, operationId: string, description: Description, avoid: string | undefined): Operation {
+    const scope = primaryScope(context.caller);
+    const earliest = (this.#now() + this.#ttlMs) / 1000;
+    let epochSeconds = Math.ceil(earliest / this.#windowSeconds) * this.#windowSeconds;
+    let expiresAt = rfc3339(epochSeconds);
+    let revision = this.#revision(context, scope, operationId, description, expiresAt, epochSeconds);
+    if (revision === avoid) {
+      // Only reachable when the named revision was valid but not acceptable (e.g. a conversation's
+      // superseded offer): the next window gives a different expires_at, so a different revision.
+      epochSeconds += this.#windowSeconds;
+      expiresAt = rfc3339(epochSeconds);
+      revision = this.#revision(context, scope, operationId, description, expiresAt, epochSeconds);
+    }
+    return { operation_id: operationId, revision, summary: description.summary, terms: description.terms, expires_at: expiresAt };
+  }
+
+  /**
+   * Check 3 of section 6, with check 1 for an operation not performed yet: "The revision is one
+   * the Company returned for this operation, it hasn't expired, and the request asks for exactly
+   * what it describes." Returns the scope the revision belongs to, or null.
+   */
+  #verify(context: CheckContext, operationId: string, description: Description, revision: string): Scope | null {
+    const m = REVISION.exec(revision);
+    if (m === null) return null;
+    const epochSeconds = Number(m[1]);
+    const now = this.#now();
+    // Section 3, `expires_at`: "The last time an approval of this revision is accepted".
+    if (now > epochSeconds * 1000) return null;
+    // Never an expiry we could not have returned: on a window, and not beyond the longest TTL.
+    if (epochSeconds % this.#windowSeconds !== 0 || epochSeconds * 1000 > now + this.#ttlMs + this.#windowSeconds * 1000) return null;
+    const expiresAt = rfc3339(epochSeconds);
+    for (const scope of approvableScopes(context.caller)) {
+      const candidate = this.#revision(context, scope, operationId, description, expiresAt, epochSeconds);
+      if (candidate.length === revision.length && timingSafeEqual(Buffer.from(candidate), Buffer.from(revision))) return scope;
+    }
+    return null;
+  }
+
+  /** The record of an operation that passed every check, if it is still remembered. */
+  record(operationId: string): OperationRecord | undefined {
+    return this.#records.get(operationId);
+  }
+
+  #busy(record: OperationRecord): Decision {
+    return { kind: 'busy', record, retryAfterSeconds: Math.max(1, Math.ceil((record.busyUntil - Date.now()) / 1000)) };
+  }
+
+  /**
+   * Decide a request. Pure: nothing changes until `perform` is called with a `perform` decision.
+   *
+   * Order (section 6, "respond as the first one that fails says"): the extension is declared
+   * (section 2); check 1, the Session can approve the operation (section 3), else the request is
+   * handled as if it had no approval; check 2, not performed already, else section 7; then the
+   * ordinary checks of the request against the records (the item still exists...); check 3.
+   *
+   * An approval that names another operation than the one this request is for is not an
+   * approval of this request's operation: it fails check 3 ("one the Company returned for this
+   * operation") and the request gets its own operation.
+   */
+  decide(context: CheckContext, plan: ActionPlan): Decision {
+    const now = this.#now();
+    if (!context.declared) {
+      // Section 2: "A Company MUST NOT return operations in response to a request that doesn't declare it."
+      const described = plan.describe(now);
+      return described.ok ? { kind: 'extension_required' } : { kind: 'refused', error: described.error };
+    }
+    let approval = context.approval?.operation_id === plan.operationId ? context.approval : undefined;
+    const record = this.#records.get(plan.operationId);
+    if (approval !== undefined) {
+      // Check 1 (section 3, "Who can approve it").
+      // For an operation not performed yet, the revision's HMAC covers who may approve it, so a
+      // Session that can't is caught by check 3, with the same response (a new operation).
+      const accountOwned = record !== undefined ? record.scope.startsWith('account:') : REVISION.exec(approval.revision)?.[2] === 'a';
+      // "A signed-out Session of the same Personal Agent and User gets a challenge for the account."
+      if (accountOwned && context.caller.accountId === null) return { kind: 'challenge' };
+      // "If it can't, the Company handles the request as if it had no approval."
+      if (record !== undefined && !approvableScopes(context.caller).includes(record.scope)) approval = undefined;
+    }
+    if (record !== undefined) {
+      // Section 7: "While an operation is being performed, or the Company doesn't know whether it
+      // took effect ... the Company MUST NOT respond as if it failed." Also for a request without
+      // an approval: the action is under way, and a new operation for it would invite a second
+      // approval.
+      if (record.status !== 'performed') return this.#busy(record);
+      // Check 2: "A request with the approval of an operation already performed gets the response
+      // the Company gave the first time".
+      if (approval !== undefined) return { kind: 'performed', record: record as OperationRecord & { outcome: Outcome } };
+    }
+    const described = plan.describe(now);
+    if (!described.ok) return { kind: 'refused', error: described.error };
+    if (approval !== undefined) {
+      const scope = this.#verify(context, plan.operationId, described.description, approval.revision);
+      if (scope !== null && (context.acceptRevision?.(approval.revision) ?? true)) {
+        const epochSeconds = Number(REVISION.exec(approval.revision)?.[1]);
+        return { kind: 'perform', context, operationId: plan.operationId, scope, approval, expiresAt: rfc3339(epochSeconds), description: described.description };
+      }
+    }
+    // Section 4 without an approval; section 6 "If check 3 fails, it performs nothing and returns
+    // the operation with a revision for what the request asks".
+    return { kind: 'operation', operation: this.#issue(context, plan.operationId, described.description, context.approval?.revision) };
+  }
+
+  #take(fault: 'dropAfterPerform' | 'crashAfterPerform'): boolean {
+    if (this.#faults[fault] <= 0) return false;
+    this.#faults[fault] -= 1;
+    return true;
+  }
+
+  /**
+   * Perform an approved operation: at most once (section 7). The record exists from the first
+   * synchronous step, so every later request for the operation sees it (JavaScript runs this
+   * turn to its first await before any other request).
+   */
+  perform(decision: PerformDecision): Promise<Performed> {
+    if (this.#records.has(decision.operationId)) throw new Error(`operation ${decision.operationId} is already recorded`);
+    let settle!: () => void;
+    const hold = Math.max(0, this.#faults.holdPerformMs);
+    const record: OperationRecord = {
+      operationId: decision.operationId,
+      scope: decision.scope,
+      revision: decision.approval.revision,
+      expiresAt: decision.expiresAt,
+      status: 'performing',
+      busyUntil: Date.now() + hold,
+      settled: new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+    };
+    this.#records.set(decision.operationId, record);
+    return this.#run(record, decision.description, hold, settle);
+  }
+
+  async #run(record: OperationRecord, description: Description, hold: number, settle: () => void): Promise<Performed> {
+    if (hold > 0) await sleep(hold);
+    let outcome: Outcome;
+    try {
+      outcome = description.perform();
+    } catch (cause) {
+      // Nothing took effect: forget the record, so the operation can still be performed once.
+      this.#records.delete(record.operationId);
+      settle();
+      throw cause;
+    }
+    this.#performed.set(record.operationId, (this.#performed.get(record.operationId) ?? 0) + 1);
+    record.outcome = outcome;
+    const crash = this.#take('crashAfterPerform');
+    const drop = !crash && this.#take('dropAfterPerform');
+    const unknownMs = crash ? Math.max(0, this.#faults.crashUnknownMs) : 0;
+    if (unknownMs > 0) {
+      // After the simulated crash the Company doesn't know for a while whether the action took
+      // effect (section 7): retries get 503 until it has found out.
+      record.status = 'unknown';
+      record.busyUntil = Date.now() + unknownMs;
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        record.status = 'performed';
+        settle();
+      }, unknownMs);
+      timer.unref();
+      this.#timers.add(timer);
+    } else {
+      record.status = 'performed';
+      settle();
+    }
+    return { record: record as OperationRecord & { outcome: Outcome }, connection: crash ? 'crash' : drop ? 'drop' : 'answer' };
+  }
+
+  /** Stop the timers of the crash fault (the Company is closing). */
+  close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+}

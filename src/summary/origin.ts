@@ -1,0 +1,295 @@
+/**
+ * How the approval window shows where a Company is: scheme, host and port, with the
+ * registrable domain (the part a registrar sold to one owner) given separately so the window
+ * can mark it. Spec section 5: the Personal Agent MUST show the Company's name; DESIGN.md adds
+ * the origin, "as the agent resolved it", so the user can tell shop.example from
+ * shop.example.evil.test.
+ *
+ * Internationalised names follow the model of Chromium's IDN display policy: a name is shown
+ * in Unicode only when every label is safe, otherwise the whole host is shown as the URL
+ * parser's ASCII (punycode) form, with the reasons as warnings. Per label:
+ * - scripts (UTS #39 "highly restrictive"): one script, or Latin with Han and Japanese kana,
+ *   Latin with Han and Bopomofo, or Latin with Han and Hangul;
+ * - only scripts UTS #31 recommends for identifiers (historic and rare scripts are punycode);
+ * - no whole-script confusable: a non-Latin label made only of ASCII look-alikes (Cyrillic
+ *   "аррӏе"), unless the top-level domain is in that script too;
+ * - no Latin look-alike (Latin "ɑ" for "a", dotless "ı"), from UTS #39 confusables;
+ * - no IDNA deviation characters (ß, ς, ZWJ, ZWNJ): older resolvers map them to other names;
+ * - no digits from two numbering systems, no symbols, no combining mark on a Latin, Greek or
+ *   Cyrillic letter.
+ * Chromium also compares each name's "skeleton" with a list of popular domains; we have no such
+ * list, so a single-script Latin name with accents (e.g. "googlé") stays Unicode.
+ *
+ * The registrable domain comes from the Public Suffix List in `tldts` (never hand-rolled),
+ * private section included: user.github.io and evil.github.io have different owners.
+ */
+import punycode from 'punycode.js';
+import { parse as parseHost } from 'tldts';
+import { CountersignError } from '../protocol/errors.ts';
+import { ASCII_LOOKALIKES } from './lookalikes.ts';
+
+export type OriginWarningCode =
+  | 'insecure-scheme'
+  | 'credentials-in-url'
+  | 'ip-address'
+  | 'no-registrable-domain'
+  | 'subdomain-elided'
+  | 'idn-mixed-script'
+  | 'idn-uncommon-script'
+  | 'idn-whole-script-confusable'
+  | 'idn-lookalike'
+  | 'idn-deviation'
+  | 'idn-mixed-digits'
+  | 'idn-invalid';
+
+export interface OriginWarning {
+  code: OriginWarningCode;
+  message: string;
+}
+
+export interface DisplayOrigin {
+  scheme: 'http' | 'https';
+  /** The host as shown: Unicode when every label is safe, otherwise ASCII (punycode). */
+  host: string;
+  /** The host as the URL parser gives it (ASCII, punycode for internationalised labels). */
+  asciiHost: string;
+  /** True when the host is shown in punycode because a label failed the IDN policy. */
+  punycode: boolean;
+  /** Everything left of the registrable domain, as shown: its start elided if it is long. */
+  subdomain: string;
+  /** The same, never elided (for a tooltip). */
+  fullSubdomain: string;
+  /** Always whole. The host itself for an IP address or a name with no public suffix. */
+  registrableDomain: string;
+  /** '' for the scheme's default port. */
+  port: string;
+  /** `https://…long.sub.shop.example.co.uk:8443`, one line of text. */
+  display: string;
+  warnings: OriginWarning[];
+}
+
+export interface DisplayOriginOptions {
+  /**
+   * Most characters of the subdomain shown, the ellipsis included. The start is cut, so the
+   * part next to the registrable domain stays, and the registrable domain is never cut.
+   * Default 24.
+   */
+  maxSubdomainLength?: number;
+}
+
+const DEFAULT_MAX_SUBDOMAIN = 24;
+const ELLIPSIS = '\u2026';
+
+/** UTS #31 Table 5, Recommended Scripts (besides Common and Inherited). */
+const RECOMMENDED_SCRIPTS = [
+  'Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Thaana', 'Devanagari', 'Bengali',
+  'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai',
+  'Lao', 'Tibetan', 'Myanmar', 'Georgian', 'Hangul', 'Ethiopic', 'Khmer', 'Hiragana', 'Katakana',
+  'Bopomofo', 'Han',
+] as const;
+
+const SCRIPT_TESTS = RECOMMENDED_SCRIPTS.map((name) => ({ name, test: new RegExp(`^\\p{Script=${name}}$`, 'u') }));
+const COMMON = /^\p{Script=Common}$/u;
+const INHERITED = /^\p{Script=Inherited}$/u;
+const DECIMAL_DIGIT = /^\p{Nd}$/u;
+const KANA = /[\p{Script=Katakana}\p{Script=Hiragana}]/u;
+
+/** Script sets that UTS #39's "highly restrictive" level allows in one label. */
+const ALLOWED_MIXES: ReadonlyArray<ReadonlySet<string>> = [
+  new Set(['Latin', 'Han', 'Hiragana', 'Katakana']),
+  new Set(['Latin', 'Han', 'Bopomofo']),
+  new Set(['Latin', 'Han', 'Hangul']),
+];
+
+/** IDNA2008 deviations: UTS #46 transitional processing maps them away, to another name. */
+const DEVIATIONS = new Set([0xdf, 0x3c2, 0x200c, 0x200d]);
+
+const MIDDLE_DOT = 0xb7;
+const KATAKANA_PROLONGED_SOUND = 0x30fc;
+
+type Script = (typeof RECOMMENDED_SCRIPTS)[number] | 'Common' | 'Inherited' | 'Other';
+
+function scriptOf(ch: string): Script {
+  if (COMMON.test(ch)) return 'Common';
+  if (INHERITED.test(ch)) return 'Inherited';
+  for (const { name, test } of SCRIPT_TESTS) if (test.test(ch)) return name;
+  return 'Other';
+}
+
+function isAllowedMix(scripts: ReadonlySet<string>): boolean {
+  if (scripts.size <= 1) return true;
+  return ALLOWED_MIXES.some((mix) => [...scripts].every((s) => mix.has(s)));
+}
+
+const MESSAGES: Record<OriginWarningCode, string> = {
+  'insecure-scheme': 'The Company was reached over plain http, so anyone on the network could have changed what it sent.',
+  'credentials-in-url': 'The address carried a user name or password before the host; only the host after it counts.',
+  'ip-address': 'The Company is known only by an IP address, not by a domain name.',
+  'no-registrable-domain': 'This host has no registrable domain (it is a public suffix or a local name).',
+  'subdomain-elided': 'The start of a long subdomain is hidden so the registrable domain stays in view.',
+  'idn-mixed-script': 'The domain mixes writing systems in one name, a common way to imitate another domain.',
+  'idn-uncommon-script': 'The domain uses a writing system that is rarely used in domain names.',
+  'idn-whole-script-confusable': 'The domain is written entirely in letters that look like Latin ones.',
+  'idn-lookalike': 'The domain contains a character that looks like another letter, digit or sign.',
+  'idn-deviation': 'The domain contains ß, ς or a zero-width joiner, which some software reads as a different domain.',
+  'idn-mixed-digits': 'The domain mixes digits from different numbering systems.',
+  'idn-invalid': 'The domain has a label that is not valid punycode.',
+};
+
+function warning(code: OriginWarningCode): OriginWarning {
+  return { code, message: MESSAGES[code] };
+}
+
+/** Why one Unicode label must not be shown as Unicode (empty when it may be). */
+function labelProblems(label: string, tldScripts: ReadonlySet<Script>): OriginWarningCode[] {
+  const problems = new Set<OriginWarningCode>();
+  const scripts = new Set<Script>();
+  const digitSystems = new Set<number>();
+  const chars = Array.from(label);
+  let allLookalike = true;
+  let anyLookalike = false;
+  let previousScript: Script | undefined;
+
+  chars.forEach((ch, i) => {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80) {
+      if (cp >= 0x30 && cp <= 0x39) digitSystems.add(0);
+      else if (cp !== 0x2d) {
+        scripts.add('Latin');
+        allLookalike = false;
+      }
+      previousScript = cp === 0x2d ? 'Common' : 'Latin';
+      return;
+    }
+    if (DEVIATIONS.has(cp)) problems.add('idn-deviation');
+    // Digit systems told apart by their 16-code-point block: every decimal digit run of 0-9
+    // that a hostname can hold sits inside one such block.
+    if (DECIMAL_DIGIT.test(ch)) digitSystems.add(cp >> 4);
+    const script = scriptOf(ch);
+    if (script === 'Common') {
+      // The two Common characters real names need: the Japanese long-vowel mark among kana,
+      // and the Catalan middle dot in "l·l". Every other symbol in a name imitates something.
+      const kanaContext = cp === KATAKANA_PROLONGED_SOUND && KANA.test(label);
+      const catalanDot = cp === MIDDLE_DOT && chars[i - 1] === 'l' && chars[i + 1] === 'l';
+      if (!kanaContext && !catalanDot) problems.add('idn-lookalike');
+    } else if (script === 'Inherited') {
+      if (previousScript === 'Latin' || previousScript === 'Greek' || previousScript === 'Cyrillic') problems.add('idn-lookalike');
+    } else if (script === 'Other') {
+      problems.add('idn-uncommon-script');
+    } else {
+      scripts.add(script);
+      if (ASCII_LOOKALIKES.has(cp)) anyLookalike = true;
+      else if (!DECIMAL_DIGIT.test(ch)) allLookalike = false;
+    }
+    if (script !== 'Inherited') previousScript = script;
+  });
+
+  if (!isAllowedMix(scripts)) problems.add('idn-mixed-script');
+  // A look-alike among Latin letters ("ɑpple", or Han "〇" in "ex〇mple", a mix UTS #39 allows).
+  if (anyLookalike && scripts.has('Latin')) problems.add('idn-lookalike');
+  if (digitSystems.size > 1) problems.add('idn-mixed-digits');
+  const [only] = scripts;
+  if (scripts.size === 1 && only !== undefined && only !== 'Latin' && allLookalike && !tldScripts.has(only)) {
+    problems.add('idn-whole-script-confusable');
+  }
+  return [...problems];
+}
+
+function scriptsOf(label: string): Set<Script> {
+  return new Set(Array.from(label, scriptOf));
+}
+
+/**
+ * Keeps the end of the subdomain, the part next to the registrable domain, whole labels when
+ * they fit: "…login.account" rather than "…ogin.account" when there is room.
+ */
+function elide(subdomain: string, max: number): string {
+  const chars = Array.from(subdomain);
+  if (chars.length <= max) return subdomain;
+  const room = max - 1;
+  const tail = chars.slice(chars.length - room).join('');
+  const dot = tail.indexOf('.');
+  return ELLIPSIS + (dot >= 0 ? tail.slice(dot + 1) : tail);
+}
+
+function checkMax(max: number): number {
+  if (Number.isSafeInteger(max) && max >= 2) return max;
+  throw new CountersignError('ERR_INPUT_INVALID', 'maxSubdomainLength must be an integer of at least 2.');
+}
+
+export function displayOrigin(url: string, options: DisplayOriginOptions = {}): DisplayOrigin {
+  const max = checkMax(options.maxSubdomainLength ?? DEFAULT_MAX_SUBDOMAIN);
+  if (typeof url !== 'string') throw new CountersignError('ERR_INPUT_INVALID', 'An origin must be a string.');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (cause) {
+    throw new CountersignError('ERR_INPUT_INVALID', 'The Company origin is not a valid URL.', { cause });
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new CountersignError('ERR_INPUT_INVALID', `The Company origin must be http or https, not ${parsed.protocol}`);
+  }
+  const scheme = parsed.protocol === 'https:' ? 'https' : 'http';
+  const warnings: OriginWarning[] = [];
+  if (scheme === 'http') warnings.push(warning('insecure-scheme'));
+  if (parsed.username !== '' || parsed.password !== '') warnings.push(warning('credentials-in-url'));
+
+  const asciiHost = parsed.hostname;
+  const port = parsed.port;
+  const info = parseHost(asciiHost, { allowPrivateDomains: true });
+
+  let host = asciiHost;
+  let subdomainLabels: string[] = [];
+  let registrable = asciiHost;
+  let shownInPunycode = false;
+
+  if (info.isIp) {
+    warnings.push(warning('ip-address'));
+  } else {
+    // A trailing dot names the same host; it stays in the display, out of the analysis.
+    const trailingDot = asciiHost.endsWith('.') ? '.' : '';
+    const asciiLabels = (trailingDot ? asciiHost.slice(0, -1) : asciiHost).split('.');
+    const unicodeLabels: string[] = [];
+    const problems = new Set<OriginWarningCode>();
+    for (const label of asciiLabels) {
+      try {
+        unicodeLabels.push(label.startsWith('xn--') ? punycode.toUnicode(label) : label);
+      } catch {
+        unicodeLabels.push(label);
+        problems.add('idn-invalid');
+      }
+    }
+    const tldScripts = scriptsOf(unicodeLabels[unicodeLabels.length - 1] ?? '');
+    unicodeLabels.forEach((label, i) => {
+      // ASCII labels need no check: the policy is about what Unicode can imitate.
+      if (label !== asciiLabels[i]) {
+        for (const problem of labelProblems(label, tldScripts)) problems.add(problem);
+      }
+    });
+    shownInPunycode = problems.size > 0;
+    for (const problem of problems) warnings.push(warning(problem));
+    const labels = shownInPunycode ? asciiLabels : unicodeLabels;
+    host = labels.join('.') + trailingDot;
+    const registrableCount = info.domain ? info.domain.split('.').length : labels.length;
+    if (!info.domain) warnings.push(warning('no-registrable-domain'));
+    subdomainLabels = labels.slice(0, labels.length - registrableCount);
+    registrable = labels.slice(labels.length - registrableCount).join('.') + trailingDot;
+  }
+
+  const fullSubdomain = subdomainLabels.join('.');
+  const subdomain = elide(fullSubdomain, max);
+  if (subdomain !== fullSubdomain) warnings.push(warning('subdomain-elided'));
+  const display = `${scheme}://${subdomain ? `${subdomain}.` : ''}${registrable}${port ? `:${port}` : ''}`;
+  return {
+    scheme,
+    host,
+    asciiHost,
+    punycode: shownInPunycode,
+    subdomain,
+    fullSubdomain,
+    registrableDomain: registrable,
+    port,
+    display,
+    warnings,
+  };
+}

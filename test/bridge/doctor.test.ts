@@ -1,0 +1,169 @@
+import { chmodSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { doctor, formatFindings, type Finding } from '../../src/bridge/doctor';
+import { install, type InstallContext } from '../../src/bridge/install';
+import { nodeFs } from '../../src/bridge/system';
+import { FakeRegistry, MemoryFs } from './memory-fs';
+import { removeDir, tempDir } from './helpers';
+
+// doctor: one finding per browser, saying what is wrong, what the browser reports, and the fix.
+
+const homes: string[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) removeDir(h);
+});
+
+const SELF = ['/usr/bin/node', '/opt/countersign/countersign-bridge.mjs'];
+
+function linux(): InstallContext & { home: string } {
+  const home = tempDir('cs-doc-');
+  homes.push(home);
+  const bundlePath = path.join(home, 'bundle.mjs');
+  writeFileSync(bundlePath, '// bundle');
+  return { home, platform: 'linux', homedir: home, env: {}, fs: nodeFs, run: () => ({ status: 1, stdout: '', stderr: '' }), execPath: process.execPath, bundlePath, bridgeVersion: '0.1.0' };
+}
+
+function byBrowser(findings: Finding[], subject: string): Finding {
+  const f = findings.find((x) => x.subject === subject);
+  if (!f) throw new Error(`no finding for ${subject}: ${JSON.stringify(findings)}`);
+  return f;
+}
+
+function manifestOf(ctx: { home: string }): string {
+  return path.join(ctx.home, '.config', 'chromium', 'NativeMessagingHosts', 'dev.countersign.bridge.json');
+}
+
+function editManifest(ctx: { home: string }, change: (m: Record<string, unknown>) => void): void {
+  const file = manifestOf(ctx);
+  const m = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  change(m);
+  writeFileSync(file, JSON.stringify(m));
+}
+
+describe('doctor', () => {
+  it('skips browsers that are not installed and flags a used browser with no manifest', () => {
+    const ctx = linux();
+    const findings = doctor(ctx, { selfCommand: SELF });
+    expect(findings.map((f) => f.severity)).toEqual(['skip', 'skip', 'skip', 'skip', 'skip', 'skip']);
+    mkdirSync(path.join(ctx.home, '.config', 'chromium'), { recursive: true });
+    const chromium = byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium');
+    expect(chromium.severity).toBe('error');
+    expect(chromium.message).toContain('Specified native messaging host not found.');
+    expect(chromium.fix).toBe('/usr/bin/node /opt/countersign/countersign-bridge.mjs install --browser chromium');
+  });
+
+  it('reports ready after install', () => {
+    const ctx = linux();
+    install(ctx, { browsers: ['chromium', 'firefox'] });
+    const findings = doctor(ctx, { selfCommand: SELF });
+    expect(byBrowser(findings, 'chromium')).toMatchObject({ severity: 'ok' });
+    expect(byBrowser(findings, 'firefox')).toMatchObject({ severity: 'ok' });
+    expect(formatFindings(findings)).toMatch(/^chromium +ok +ready: /m);
+  });
+
+  it('finds a relative path', () => {
+    const ctx = linux();
+    install(ctx, { browsers: ['chromium'] });
+    editManifest(ctx, (m) => (m['path'] = 'countersign-bridge'));
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium')).toMatchObject({ severity: 'error', message: expect.stringContaining('relative') });
+  });
+
+  it('finds a launcher that is not executable, and says to chmod it', () => {
+    const ctx = linux();
+    const report = install(ctx, { browsers: ['chromium'] });
+    chmodSync(report.launcher, 0o644);
+    const f = byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium');
+    expect(f).toMatchObject({ severity: 'error', message: expect.stringContaining('not executable') });
+    expect(f.fix).toBe(`chmod 755 '${report.launcher}'`);
+  });
+
+  it('finds a launcher whose node is gone (a removed nvm version)', () => {
+    const ctx = linux();
+    install({ ...ctx, execPath: '/home/u/.nvm/versions/node/v18.0.0/bin/node' }, { browsers: ['chromium'] });
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium')).toMatchObject({ severity: 'error', message: expect.stringContaining('node is gone') });
+  });
+
+  it('finds a missing launcher and a missing bundle', () => {
+    const ctx = linux();
+    const report = install(ctx, { browsers: ['chromium'] });
+    unlinkSync(report.bundle);
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium').message).toContain('bundle');
+    unlinkSync(report.launcher);
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium').message).toContain('does not exist');
+  });
+
+  it('finds allowed_origins without the trailing slash, and a wrong extension id', () => {
+    const ctx = linux();
+    install(ctx, { browsers: ['chromium'] });
+    editManifest(ctx, (m) => (m['allowed_origins'] = ['chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil']));
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium').message).toContain('trailing slash');
+    editManifest(ctx, (m) => (m['allowed_origins'] = ['chrome-extension://abcdefghijklmnopabcdefghijklmnop/']));
+    const f = byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium');
+    expect(f.message).toContain('Access to the specified native messaging host is forbidden.');
+    // The id the user says they run wins: then that one is expected, and the fix names it.
+    const custom = byBrowser(doctor(ctx, { selfCommand: SELF, extensionId: 'abcdefghijklmnopabcdefghijklmnop' }), 'chromium');
+    expect(custom.severity).toBe('ok');
+  });
+
+  it('finds a Firefox manifest without our add-on id, and a wrong name', () => {
+    const ctx = linux();
+    install(ctx, { browsers: ['firefox'] });
+    const file = path.join(ctx.home, '.mozilla', 'native-messaging-hosts', 'dev.countersign.bridge.json');
+    const m = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...m, allowed_extensions: ['other@example.com'] }));
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'firefox').message).toContain('allowed_extensions');
+    writeFileSync(file, JSON.stringify({ ...m, name: 'dev.other' }));
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'firefox').message).toContain('"name"');
+    writeFileSync(file, 'not json');
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'firefox').message).toContain('not a JSON object');
+  });
+
+  it('checks custom profiles that install recorded, and names them in the fix', () => {
+    const ctx = linux();
+    const profile = path.join(ctx.home, 'p1');
+    const report = install(ctx, { userDataDir: profile });
+    chmodSync(report.launcher, 0o600);
+    const f = doctor(ctx, { selfCommand: SELF }).filter((x) => x.manifest?.startsWith(profile));
+    expect(f).toHaveLength(1);
+    expect(f[0]).toMatchObject({ severity: 'error', message: expect.stringContaining(`(profile ${profile})`) });
+    chmodSync(report.launcher, 0o755);
+    unlinkSync(path.join(profile, 'NativeMessagingHosts', 'dev.countersign.bridge.json'));
+    const missing = doctor(ctx, { selfCommand: SELF, userDataDir: profile });
+    expect(missing[0]?.fix).toBe(`/usr/bin/node /opt/countersign/countersign-bridge.mjs install --browser chromium --user-data-dir ${profile}`);
+  });
+
+  it('warns about Snap and Flatpak browsers', () => {
+    const ctx = linux();
+    mkdirSync(path.join(ctx.home, 'snap', 'chromium'), { recursive: true });
+    mkdirSync(path.join(ctx.home, '.var', 'app', 'org.mozilla.firefox'), { recursive: true });
+    const sandbox = doctor(ctx, { selfCommand: SELF }).filter((f) => f.subject === 'sandbox');
+    expect(sandbox.map((f) => f.severity)).toEqual(['warn', 'warn']);
+  });
+
+  it('reads the registry on Windows', () => {
+    const fs = new MemoryFs();
+    for (const d of ['C:\\Users', 'C:\\Users\\Jane', 'C:\\Users\\Jane\\AppData', 'C:\\Users\\Jane\\AppData\\Local', 'C:\\Program Files', 'C:\\Program Files\\nodejs']) fs.mkdir(d);
+    for (const d of ['Google', 'Google\\Chrome', 'Google\\Chrome\\User Data']) fs.mkdir(`C:\\Users\\Jane\\AppData\\Local\\${d}`);
+    fs.writeFile('C:\\Program Files\\nodejs\\node.exe', 'MZ', 0o755);
+    fs.writeFile('C:\\Users\\Jane\\b.mjs', '//', 0o644);
+    const reg = new FakeRegistry();
+    const ctx: InstallContext = {
+      platform: 'win32',
+      homedir: 'C:\\Users\\Jane',
+      env: { LOCALAPPDATA: 'C:\\Users\\Jane\\AppData\\Local' },
+      fs,
+      run: reg.run,
+      execPath: 'C:\\Program Files\\nodejs\\node.exe',
+      bundlePath: 'C:\\Users\\Jane\\b.mjs',
+      bridgeVersion: '0.1.0',
+    };
+    const winSelf = ['C:\\Program Files\\nodejs\\node.exe', 'C:\\Users\\Jane\\b.mjs'];
+    const missing = byBrowser(doctor(ctx, { selfCommand: winSelf }), 'chrome');
+    expect(missing).toMatchObject({ severity: 'error', message: expect.stringContaining('no registry value at HKCU\\Software\\Google\\Chrome\\NativeMessagingHosts\\dev.countersign.bridge') });
+    expect(missing.fix).toBe('"C:\\Program Files\\nodejs\\node.exe" C:\\Users\\Jane\\b.mjs install --browser chrome');
+    install(ctx, { browsers: ['chrome'] });
+    expect(byBrowser(doctor(ctx, { selfCommand: winSelf }), 'chrome')).toMatchObject({ severity: 'ok' });
+    expect(reg.calls.some((c) => c[1] === 'query')).toBe(true);
+  });
+});

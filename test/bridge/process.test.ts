@@ -1,0 +1,212 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FRAME_BYTES, encodeFrame } from '../../src/protocol/bridge-framing';
+import { FakeAgent, THUMBPRINT, approvalRequest, buildOnce, newAgentKey, removeDir, signAuth, sleep, spawnBridge, tempDir, type SpawnedBridge } from './helpers';
+
+// The real bundle (dist/countersign-bridge.mjs, built by scripts/build-bridge.mjs into a temp
+// file), started the way a browser starts it, with a fake extension on its stdio and agents on
+// its socket.
+
+let bundle = '';
+const cleanups: Array<() => void> = [];
+
+beforeAll(async () => {
+  bundle = await buildOnce();
+}, 60_000);
+
+afterAll(() => {
+  for (const c of cleanups.splice(0)) c();
+  if (bundle) unlinkSync(bundle);
+});
+
+function runtime(): { dir: string; socketPath: string } {
+  const dir = tempDir();
+  cleanups.push(() => removeDir(dir));
+  return { dir, socketPath: path.join(dir, 'countersign', `${THUMBPRINT}.sock`) };
+}
+
+function start(dir: string): SpawnedBridge {
+  const b = spawnBridge(bundle, { XDG_RUNTIME_DIR: dir });
+  cleanups.push(() => b.child.kill('SIGKILL'));
+  return b;
+}
+
+describe('the bridge process', () => {
+  it('relays for three agents at once; extension gone → companion_unavailable to all, exit 0, socket removed', async () => {
+    const { dir, socketPath } = runtime();
+    const b = start(dir);
+    expect(await b.extension.hello()).toMatchObject({ type: 'bridge_ready', socket_path: socketPath, bridge_version: '0.1.0' });
+    expect(statSync(socketPath).mode & 0o777).toBe(0o600);
+
+    const agents = await Promise.all([1, 2, 3].map(() => FakeAgent.connect(socketPath)));
+    // A full handshake through the relay: the fake extension challenges, each agent signs.
+    const keys = await Promise.all(agents.map(() => newAgentKey()));
+    agents.forEach((a, i) => a.send({ type: 'hello', v: 1, versions: [1], agent_name: `agent ${i}`, agent_key: keys[i]!.jwk }));
+    for (const [i, a] of agents.entries()) {
+      const hello = await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn);
+      expect(hello['message']).toMatchObject({ type: 'hello', agent_name: `agent ${i}` });
+      b.extension.relay(a.conn, { type: 'challenge', v: 1, nonce: `${'A'.repeat(42)}${'AEIM'[i]}`, version: 1 });
+    }
+    for (const [i, a] of agents.entries()) {
+      const challenge = await a.frames.nextOfType('challenge');
+      a.send({ type: 'auth', v: 1, signature: signAuth(keys[i]!, { extensionKeyThumbprint: THUMBPRINT, conn: a.conn, nonce: String(challenge['nonce']) }) });
+    }
+    for (const a of agents) {
+      const auth = await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn);
+      expect(auth['message']).toMatchObject({ type: 'auth' });
+    }
+    // Interleaved requests and replies stay with their connection.
+    agents.forEach((a, i) => a.send(approvalRequest(`req_${i}`)));
+    for (const [i, a] of agents.entries()) {
+      expect(await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn)).toMatchObject({ message: { id: `req_${i}` } });
+    }
+    b.extension.relay(agents[2]!.conn, { type: 'decision', v: 1, id: 'req_2', status: 'declined' });
+    b.extension.relay(agents[0]!.conn, { type: 'decision', v: 1, id: 'req_0', status: 'superseded' });
+    expect(await agents[2]!.frames.nextOfType('decision')).toMatchObject({ id: 'req_2', status: 'declined' });
+    expect(await agents[0]!.frames.nextOfType('decision')).toMatchObject({ id: 'req_0', status: 'superseded' });
+
+    b.extension.end();
+    for (const a of agents) {
+      expect(await a.frames.nextOfType('companion_unavailable')).toEqual({ type: 'companion_unavailable', v: 1 });
+      await a.waitClosed();
+    }
+    // agents[1] never got a reply: nothing else arrived for it.
+    expect(agents[1]!.frames.received).toEqual([]);
+    expect(await b.exit).toBe(0);
+    expect(existsSync(socketPath)).toBe(false);
+    expect(b.extension.frames.errors).toEqual([]);
+  }, 30_000);
+
+  it('reports an agent that disconnects mid-request', async () => {
+    const { dir, socketPath } = runtime();
+    const b = start(dir);
+    await b.extension.hello();
+    const a = await FakeAgent.connect(socketPath);
+    a.send(approvalRequest('req_mid'));
+    await b.extension.frames.nextOfType('relay');
+    a.destroy();
+    expect(await b.extension.frames.nextOfType('agent_disconnected')).toMatchObject({ conn: a.conn });
+    b.extension.relay(a.conn, { type: 'decision', v: 1, id: 'req_mid', status: 'expired' });
+    expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_CONNECTION_UNKNOWN', id: 'req_mid' });
+    b.extension.end();
+    expect(await b.exit).toBe(0);
+  }, 20_000);
+
+  it('survives bad stdio frames: oversized (skipped), invalid UTF-8, invalid JSON, empty', async () => {
+    const { dir, socketPath } = runtime();
+    const b = start(dir);
+    const big = new Uint8Array(4 + MAX_FRAME_BYTES + 1);
+    new DataView(big.buffer).setUint32(0, MAX_FRAME_BYTES + 1, true);
+    b.extension.sendRaw(big);
+    expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_FRAME_TOO_LARGE' });
+    b.extension.sendRaw(encodeFrame(new Uint8Array([0xff, 0xfe]), 'LE'));
+    expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_FRAME_INVALID' });
+    b.extension.sendRaw(encodeFrame(new TextEncoder().encode('{nope'), 'LE'));
+    expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_FRAME_INVALID' });
+    b.extension.sendRaw(new Uint8Array(4));
+    expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_FRAME_INVALID' });
+    b.extension.send({ type: 'bridge_hello', v: 1 });
+    expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_BRIDGE_MESSAGE_INVALID' });
+    // Still alive, still in sync: the hello works, and exactly 1 MiB from the extension is accepted.
+    expect(await b.extension.hello()).toMatchObject({ type: 'bridge_ready' });
+    const a = await FakeAgent.connect(socketPath);
+    const msg = { type: 'relay', v: 1, conn: a.conn, message: { type: 'error', v: 1, code: 'ERR_X', message: '' } };
+    const base = JSON.stringify(msg);
+    b.extension.sendRaw(encodeFrame(new TextEncoder().encode(base + ' '.repeat(MAX_FRAME_BYTES - base.length)), 'LE'));
+    expect(await a.frames.nextOfType('error', 10_000)).toMatchObject({ code: 'ERR_X' });
+    // Diagnostics went to stderr, and stdout held nothing but frames.
+    expect(b.stderr.join('')).toContain('ERR_FRAME_TOO_LARGE');
+    expect(b.extension.frames.errors).toEqual([]);
+    b.extension.end();
+    expect(await b.exit).toBe(0);
+  }, 30_000);
+
+  it('replaces a stale socket left by a killed bridge, and the next bridge takes over', async () => {
+    const { dir, socketPath } = runtime();
+    const first = start(dir);
+    await first.extension.hello();
+    first.child.kill('SIGKILL');
+    await first.exit;
+    // SIGKILL leaves the file behind: connecting to it is refused.
+    expect(existsSync(socketPath)).toBe(true);
+    const second = start(dir);
+    expect(await second.extension.hello()).toMatchObject({ type: 'bridge_ready' });
+    const a = await FakeAgent.connect(socketPath);
+    a.send({ type: 'version_query', v: 1, id: 'q' });
+    expect(await second.extension.frames.nextOfType('relay')).toMatchObject({ conn: a.conn });
+    expect(second.stderr.join('')).toContain('stale');
+    second.extension.end();
+    expect(await second.exit).toBe(0);
+  }, 20_000);
+
+  it('never steals a live socket: ERR_SOCKET_IN_USE, and a later bridge_hello works once it is free', async () => {
+    const { dir, socketPath } = runtime();
+    mkdirSync(path.dirname(socketPath), { mode: 0o700 });
+    const squatter = net.createServer((s) => s.destroy());
+    await new Promise<void>((r) => squatter.listen(socketPath, r));
+    const b = start(dir);
+    expect(await b.extension.hello()).toMatchObject({ type: 'bridge_error', code: 'ERR_SOCKET_IN_USE' });
+    expect(existsSync(socketPath)).toBe(true);
+    await new Promise<void>((r) => squatter.close(() => r()));
+    expect(await b.extension.hello()).toMatchObject({ type: 'bridge_ready' });
+    b.extension.end();
+    expect(await b.exit).toBe(0);
+  }, 20_000);
+
+  it('hands over to a new bridge started while the old one is still leaving (extension reconnect)', async () => {
+    const { dir, socketPath } = runtime();
+    const old = start(dir);
+    await old.extension.hello();
+    const a = await FakeAgent.connect(socketPath);
+    const fresh = start(dir);
+    const ready = fresh.extension.hello();
+    await sleep(300);
+    old.extension.end();
+    expect(await a.frames.nextOfType('companion_unavailable')).toBeTruthy();
+    expect(await old.exit).toBe(0);
+    expect(await ready).toMatchObject({ type: 'bridge_ready' });
+    // The agent reconnects to the new bridge.
+    const again = await FakeAgent.connect(socketPath);
+    again.send({ type: 'version_query', v: 1, id: 'q2' });
+    expect(await fresh.extension.frames.nextOfType('relay')).toMatchObject({ conn: again.conn, message: { id: 'q2' } });
+    fresh.extension.end();
+    expect(await fresh.exit).toBe(0);
+  }, 20_000);
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const { dir, socketPath } = runtime();
+    const b = start(dir);
+    await b.extension.hello();
+    const a = await FakeAgent.connect(socketPath);
+    b.child.kill('SIGTERM');
+    expect(await a.frames.nextOfType('companion_unavailable')).toBeTruthy();
+    expect(await b.exit).toBe(0);
+    expect(existsSync(socketPath)).toBe(false);
+  }, 20_000);
+
+  it('runs as Firefox starts it (manifest path + add-on id), and refuses other argv with usage', async () => {
+    const { dir, socketPath } = runtime();
+    const child = spawn(process.execPath, [bundle, '/home/u/.mozilla/native-messaging-hosts/dev.countersign.bridge.json', 'countersign@countersign.dev'], {
+      env: { PATH: process.env['PATH'] ?? '', XDG_RUNTIME_DIR: dir },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => child.kill('SIGKILL'));
+    const { FakeExtension } = await import('./helpers');
+    const ext = new FakeExtension(child.stdin, child.stdout);
+    await ext.hello();
+    const a = await FakeAgent.connect(socketPath);
+    expect(a.conn).toMatch(/^c_/);
+    ext.end();
+    await new Promise((r) => child.once('exit', r));
+
+    const usage = spawn(process.execPath, [bundle], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    usage.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise((r) => usage.once('exit', r));
+    expect(code).toBe(2);
+    expect(err).toContain('Usage:');
+  }, 20_000);
+});

@@ -1,0 +1,146 @@
+/**
+ * diffRevisions: what changed between two revisions of one operation (spec section 3, "New
+ * terms"; section 5: each revision needs its own approval).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { diffExpiry, diffRevisions, diffTerms, wordDiff, type WordPart } from '../../src/review/index.ts';
+
+const FIRST = {
+  operation_id: 'exc_5Rt2',
+  revision: '1791487200-k3Jd9Qx2mW8v',
+  summary: 'Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), for $70.00 more, charged to the card used for the order.',
+  terms: {
+    order_id: 'ord_7Hk2',
+    item_id: 'itm_4Qa',
+    replacement_sku: 'stormline-insulated-m',
+    price_difference: { amount: '70.00', currency: 'USD' },
+  },
+  expires_at: '2026-10-08T12:20:00-07:00',
+};
+
+/** The user asked for a large instead (section 3's own example of new terms). */
+const SECOND = {
+  ...FIRST,
+  revision: '1791487800-Zp0Lq7Rt1aYb',
+  summary: 'Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (L), for $75.00 more, charged to the card used for the order.',
+  terms: { ...FIRST.terms, replacement_sku: 'stormline-insulated-l', price_difference: { amount: '75.00', currency: 'USD' } },
+  expires_at: '2026-10-08T12:30:00-07:00',
+};
+
+const join = (parts: WordPart[], keep: WordPart['kind']) => parts.filter((p) => p.kind === 'same' || p.kind === keep).map((p) => p.text).join('');
+
+describe('diffRevisions', () => {
+  it('shows the changed words, the changed terms and the later deadline', () => {
+    const diff = diffRevisions(FIRST, SECOND);
+    expect(diff).toMatchObject({ operationId: 'exc_5Rt2', fromRevision: FIRST.revision, toRevision: SECOND.revision, summaryChanged: true, summaryCoarse: false, findings: [] });
+    expect(diff.summary.filter((p) => p.kind !== 'same')).toEqual([
+      { kind: 'removed', text: 'M' },
+      { kind: 'added', text: 'L' },
+      { kind: 'removed', text: '70' },
+      { kind: 'added', text: '75' },
+    ]);
+    expect(diff.terms).toEqual([
+      { kind: 'changed', path: 'replacement_sku', before: 'stormline-insulated-m', after: 'stormline-insulated-l', message: 'replacement_sku changed from "stormline-insulated-m" to "stormline-insulated-l".' },
+      { kind: 'changed', path: 'price_difference.amount', before: '70.00', after: '75.00', message: 'price_difference.amount changed from "70.00" to "75.00".' },
+    ]);
+    expect(diff.expiry).toEqual({
+      before: FIRST.expires_at,
+      after: SECOND.expires_at,
+      deltaMs: 600_000,
+      message: 'The approval deadline moved 10 minutes later, from "2026-10-08T12:20:00-07:00" to "2026-10-08T12:30:00-07:00".',
+    });
+  });
+
+  it('flags different terms under the same revision as a danger', () => {
+    const diff = diffRevisions(FIRST, { ...SECOND, revision: FIRST.revision });
+    expect(diff.findings).toEqual([expect.objectContaining({ severity: 'danger', code: 'revision-reused' })]);
+  });
+
+  it('notes a new revision that changes nothing, and nothing for the same revision twice', () => {
+    expect(diffRevisions(FIRST, { ...FIRST, revision: 'r2' }).findings).toEqual([expect.objectContaining({ severity: 'info', code: 'no-change' })]);
+    const same = diffRevisions(FIRST, FIRST);
+    expect(same).toMatchObject({ summaryChanged: false, terms: [], expiry: null, findings: [] });
+    expect(same.summary).toEqual([{ kind: 'same', text: FIRST.summary }]);
+  });
+
+  it('makes an inserted hidden character a visible change', () => {
+    const diff = diffRevisions(FIRST, { ...FIRST, revision: 'r2', summary: FIRST.summary.replace('$70', '$\u202E70') });
+    expect(diff.summary.filter((p) => p.kind !== 'same')).toEqual([{ kind: 'added', text: '\u27E8U+202E\u27E9' }]);
+  });
+
+  it('refuses two different operations, and things that are not operations', () => {
+    expect(() => diffRevisions(FIRST, { ...SECOND, operation_id: 'exc_other' })).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => diffRevisions(FIRST, null as never)).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+  });
+});
+
+describe('diffTerms', () => {
+  it('reports added, removed and changed fields with paths, at any depth', () => {
+    const changes = diffTerms(
+      { a: 1, items: [{ sku: 'x' }, { sku: 'y' }], gone: true, shape: 'text' },
+      { a: 2, items: [{ sku: 'x', qty: 2 }], added: null, shape: { now: 'object' } },
+    );
+    expect(changes.map((c) => [c.kind, c.path])).toEqual([
+      ['changed', 'a'],
+      ['added', 'items[0].qty'],
+      ['removed', 'items[1]'],
+      ['removed', 'gone'],
+      ['changed', 'shape'],
+      ['added', 'added'],
+    ]);
+  });
+
+  it('reports terms appearing or going away as a whole', () => {
+    expect(diffTerms(undefined, { a: 1 })).toEqual([expect.objectContaining({ kind: 'added', path: '' })]);
+    expect(diffTerms({ a: 1 }, undefined)).toEqual([expect.objectContaining({ kind: 'removed', path: '' })]);
+    expect(diffTerms(undefined, undefined)).toEqual([]);
+  });
+
+  it('shows hidden characters of keys and values in paths and messages', () => {
+    const [change] = diffTerms({ 'k\u202E': 'a' }, { 'k\u202E': 'a\u200B' });
+    expect(change!.path).toBe('["k\u27E8U+202E\u27E9"]');
+    expect(change!.message).toBe('["k\u27E8U+202E\u27E9"] changed from "a" to "a\u27E8U+200B\u27E9".');
+  });
+});
+
+describe('diffExpiry', () => {
+  it('says earlier, later, the same moment, or unreadable', () => {
+    expect(diffExpiry('2026-10-08T12:20:00Z', '2026-10-08T12:20:00Z')).toBeNull();
+    expect(diffExpiry('2026-10-08T12:20:00Z', '2026-10-07T12:20:00Z')?.message).toMatch(/^The approval deadline moved 1 day earlier/);
+    expect(diffExpiry('2026-10-08T12:20:00Z', '2026-10-08T05:20:00-07:00')).toMatchObject({ deltaMs: 0, message: expect.stringContaining('same moment') });
+    expect(diffExpiry('2026-12-31T23:59:60Z', '2027-01-01T00:00:00Z')).toMatchObject({ deltaMs: null });
+  });
+});
+
+describe('wordDiff', () => {
+  it('falls back to one removal and one addition past its budget', () => {
+    const diff = wordDiff('keep a b c keep', 'keep x y z keep', 4);
+    expect(diff.coarse).toBe(true);
+    expect(diff.parts).toEqual([
+      { kind: 'same', text: 'keep ' },
+      { kind: 'removed', text: 'a b c' },
+      { kind: 'added', text: 'x y z' },
+      { kind: 'same', text: ' keep' },
+    ]);
+  });
+
+  it('gives back both texts, exactly, for any input (1,000 runs each, exact and coarse)', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 80 }),
+      fc.array(fc.constantFrom('the', 'jacket', '$70.00', ' ', '  ', '\n', ',', '.', '(M)', '\u202E', '\u00E9'), { maxLength: 30 }).map((w) => w.join('')),
+    );
+    for (const budget of [Infinity, 16]) {
+      fc.assert(
+        fc.property(text, text, (a, b) => {
+          const { parts } = wordDiff(a, b, budget);
+          expect(join(parts, 'removed')).toBe(a);
+          expect(join(parts, 'added')).toBe(b);
+          for (let i = 1; i < parts.length; i += 1) expect(parts[i]!.kind).not.toBe(parts[i - 1]!.kind);
+          expect(parts.every((p) => p.text !== '')).toBe(true);
+        }),
+        { numRuns: 1_000 },
+      );
+    }
+  });
+});

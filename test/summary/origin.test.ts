@@ -1,0 +1,134 @@
+/**
+ * displayOrigin: what the window shows as the Company's origin (spec section 5, DESIGN.md).
+ * IDN display after Chromium's policy; registrable domain from the Public Suffix List.
+ */
+import { describe, expect, it } from 'vitest';
+import { displayOrigin } from '../../src/summary/index.ts';
+import { fixture } from './helpers.ts';
+
+const codes = (url: string) => displayOrigin(url).warnings.map((w) => w.code);
+
+describe('displayOrigin', () => {
+  it('shows scheme, host and registrable domain of a plain origin', () => {
+    expect(displayOrigin('https://shop.example.com/orders/ord_7Hk2?x=1#y')).toEqual({
+      scheme: 'https',
+      host: 'shop.example.com',
+      asciiHost: 'shop.example.com',
+      punycode: false,
+      subdomain: 'shop',
+      fullSubdomain: 'shop',
+      registrableDomain: 'example.com',
+      port: '',
+      display: 'https://shop.example.com',
+      warnings: [],
+    });
+  });
+
+  it('finds the registrable domain under a multi-label public suffix', () => {
+    expect(displayOrigin('https://a.b.example.co.uk')).toMatchObject({ subdomain: 'a.b', registrableDomain: 'example.co.uk' });
+  });
+
+  it('treats a private-section suffix as the owner boundary', () => {
+    expect(displayOrigin('https://evil.github.io')).toMatchObject({ subdomain: '', registrableDomain: 'evil.github.io' });
+  });
+
+  it('keeps a non-default port and drops a default one', () => {
+    expect(displayOrigin('https://example.com:8443').display).toBe('https://example.com:8443');
+    expect(displayOrigin('https://example.com:443').port).toBe('');
+  });
+
+  it('shows a mixed-script name in punycode (Cyrillic а in apple)', () => {
+    const origin = displayOrigin('https://\u0430pple.com');
+    expect(origin).toMatchObject({ punycode: true, host: 'xn--pple-43d.com', registrableDomain: 'xn--pple-43d.com' });
+    expect(codes('https://\u0430pple.com')).toContain('idn-mixed-script');
+  });
+
+  it('shows a whole-script confusable in punycode (all-Cyrillic аррӏе.com)', () => {
+    expect(displayOrigin('https://\u0430\u0440\u0440\u04cf\u0435.com')).toMatchObject({ punycode: true, host: 'xn--80ak6aa92e.com' });
+    expect(codes('https://\u0430\u0440\u0440\u04cf\u0435.com')).toContain('idn-whole-script-confusable');
+  });
+
+  it('allows that name under a Cyrillic top-level domain, as Chromium does', () => {
+    expect(displayOrigin('https://\u0430\u0440\u0440\u04cf\u0435.\u0440\u0444').punycode).toBe(false);
+  });
+
+  it('keeps an ordinary internationalised name in Unicode', () => {
+    expect(displayOrigin('https://b\u00fccher.de')).toMatchObject({ punycode: false, host: 'b\u00fccher.de', registrableDomain: 'b\u00fccher.de', warnings: [] });
+    expect(displayOrigin('https://xn--bcher-kva.de').host).toBe('b\u00fccher.de');
+    expect(displayOrigin('https://\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444').punycode).toBe(false);
+    expect(displayOrigin('https://\u4f8b\u3048.jp').punycode).toBe(false);
+    expect(displayOrigin('https://\u30c6\u30b9\u30c8\u30fc.jp').punycode).toBe(false);
+    expect(displayOrigin('https://col\u00b7legi.cat').punycode).toBe(false);
+  });
+
+  it.each([
+    ['Latin look-alike (Latin alpha)', 'https://\u0251pple.com', 'idn-lookalike'],
+    ['dotless i', 'https://l\u0131nkedin.com', 'idn-lookalike'],
+    ['deviation character ß', 'https://stra\u00dfe.de', 'idn-deviation'],
+    ['symbol (fraction slash)', 'https://google.com\u2044evil.com', 'idn-lookalike'],
+    ['uncommon script (Cherokee look-alikes)', 'https://\u13aa\u13a2\u13a2.com', 'idn-uncommon-script'],
+    ['mixed digits (ASCII and Devanagari)', 'https://\u092d\u093e\u0930\u09241\u0967.com', 'idn-mixed-digits'],
+    ['combining mark on a Latin letter', 'https://pay\u0338pal.com', 'idn-lookalike'],
+  ])('shows a %s in punycode', (_name, url, code) => {
+    expect(displayOrigin(url).punycode).toBe(true);
+    expect(codes(url)).toContain(code);
+  });
+
+  it('shows every hostname-valid UTS #39 look-alike of an ASCII letter in punycode', () => {
+    const confusables = fixture<{ lookalikes: Record<string, Array<{ cp: string; char: string }>> }>('unicode/ascii-confusables-uts39.json');
+    let checked = 0;
+    for (const entries of Object.values(confusables.lookalikes)) {
+      for (const { cp, char } of entries) {
+        if (char.codePointAt(0)! < 0x80) continue;
+        let origin;
+        try {
+          origin = displayOrigin(`https://ex${char}mple.com`);
+        } catch {
+          continue; // refused by the URL parser: never displayed at all
+        }
+        if (origin.asciiHost === 'example.com' || !origin.asciiHost.includes('xn--')) continue; // mapped to ASCII by IDNA
+        expect(origin.punycode, cp).toBe(true);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(250);
+  });
+
+  it('never lets a long subdomain push the registrable domain out of sight', () => {
+    const url = `https://${'a'.repeat(50)}.login.secure.paypal.com.evil.example.co.uk`;
+    const origin = displayOrigin(url);
+    expect(origin.registrableDomain).toBe('example.co.uk');
+    expect(origin.subdomain).toBe('\u2026secure.paypal.com.evil');
+    expect(origin.fullSubdomain).toBe(`${'a'.repeat(50)}.login.secure.paypal.com.evil`);
+    expect(origin.display).toBe('https://\u2026secure.paypal.com.evil.example.co.uk');
+    expect(codes(url)).toContain('subdomain-elided');
+    expect(displayOrigin(url, { maxSubdomainLength: 10 }).subdomain).toBe('\u2026com.evil');
+  });
+
+  it('cuts inside a single label too long to keep whole', () => {
+    const origin = displayOrigin(`https://${'b'.repeat(60)}.example.com`);
+    expect(Array.from(origin.subdomain)).toHaveLength(24);
+    expect(origin.display).toBe(`https://\u2026${'b'.repeat(23)}.example.com`);
+  });
+
+  it('warns about http, credentials, IP addresses and names without a registrable domain', () => {
+    expect(codes('http://example.com')).toEqual(['insecure-scheme']);
+    expect(displayOrigin('https://paypal.com@evil.example')).toMatchObject({ registrableDomain: 'evil.example' });
+    expect(codes('https://paypal.com@evil.example')).toContain('credentials-in-url');
+    expect(displayOrigin('https://192.0.2.7:8080')).toMatchObject({ registrableDomain: '192.0.2.7', subdomain: '', display: 'https://192.0.2.7:8080' });
+    expect(codes('https://[2001:db8::1]')).toEqual(['ip-address']);
+    expect(displayOrigin('http://localhost:3000')).toMatchObject({ registrableDomain: 'localhost', display: 'http://localhost:3000' });
+    expect(codes('https://co.uk')).toContain('no-registrable-domain');
+  });
+
+  it('keeps a trailing dot visible', () => {
+    expect(displayOrigin('https://www.example.com.')).toMatchObject({ subdomain: 'www', registrableDomain: 'example.com.' });
+  });
+
+  it.each(['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'ftp://example.com', 'file:///etc/passwd', 'chrome-extension://abcdef/', 'not a url', ''])(
+    'rejects %j with CountersignError',
+    (url) => {
+      expect(() => displayOrigin(url)).toThrow(expect.objectContaining({ name: 'CountersignError', code: 'ERR_INPUT_INVALID' }));
+    },
+  );
+});
