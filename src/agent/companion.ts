@@ -24,7 +24,7 @@ import type { Approval } from '../protocol/approval';
 import { verifyDecision, type DecisionClaims } from '../protocol/decision';
 import { CountersignError, ERROR_CODES, isCountersignError, type ErrorCode } from '../protocol/errors';
 import { checkRfc3339 } from '../protocol/rfc3339';
-import { findAgentSocket } from './discovery';
+import { checkSocketPath, findAgentSocket } from './discovery';
 import { defaultConfigDir, lockConfigDir, preparePrivateDir, type ConfigLock, type PrivacyContext } from './files';
 import { Journal, type JournalEntry, type Outcome } from './journal';
 import { loadOrCreateAgentKey, loadPinnedKey, savePinnedKey, type AgentKey, type PinnedKey } from './keys';
@@ -308,7 +308,11 @@ export class Companion extends EventEmitter<CompanionEvents> {
       let expected: string | undefined;
       if (options.socketPath !== undefined) {
         paths = [options.socketPath];
-        expected = pin?.thumbprint;
+        expected = await checkSocketPath(options.socketPath, platform, uid ?? 0);
+        // A paired agent never even connects to another extension's socket.
+        if (pin !== undefined && pin.thumbprint !== expected) {
+          throw new CountersignError('ERR_KEY_INVALID', 'socketPath: this socket serves another Countersign extension than the one this agent paired with');
+        }
       } else {
         const found = await findAgentSocket({ platform, env, uid: uid ?? 0, username: username(), pinnedThumbprint: pin?.thumbprint });
         paths = found.paths;

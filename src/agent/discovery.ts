@@ -41,16 +41,48 @@ export function socketFolders(input: Omit<DiscoveryInput, 'pinnedThumbprint'>): 
 }
 
 /**
- * A folder of ours and closed to others, as the bridge makes it (bridge/socket.ts). A folder that
- * another user created first (a /tmp squatter) is skipped: a socket in it may not be the bridge.
+ * docs/bridge-protocol.md section 3.1: before connecting, the socket's folder must be a real
+ * folder (lstat: not a link), owned by this user, with no group or other permissions, as the
+ * bridge makes it (bridge/socket.ts). A folder another user created first (a /tmp squatter) may
+ * hold a socket that is not the bridge: it is not used.
  */
 async function trustedFolder(dir: string, uid: number): Promise<boolean> {
   try {
     const st = await fsp.lstat(dir);
-    return st.isDirectory() && st.uid === uid && (st.mode & 0o022) === 0;
+    return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
   } catch {
     return false;
   }
+}
+
+/**
+ * The extension key thumbprint a socket path is named after (`<T>.sock`, or the pipe
+ * `countersign-<user>-<T>`), or undefined. Section 5 of the protocol: the agent checks that
+ * `bridge_info.extension_key_thumbprint` is this name.
+ */
+export function thumbprintOfSocketPath(socketPath: string, platform: string): string | undefined {
+  if (platform === 'win32') {
+    const match = /^\\\\\.\\pipe\\countersign-[a-z0-9._-]+-([A-Za-z0-9_-]{43})$/.exec(socketPath);
+    return match !== null && B64U_32_PATTERN.test(match[1] as string) ? match[1] : undefined;
+  }
+  const match = SOCKET_NAME.exec(path.posix.basename(socketPath));
+  return match !== null && B64U_32_PATTERN.test(match[1] as string) ? match[1] : undefined;
+}
+
+/**
+ * Check a socket path given by the caller as discovery checks what it finds: named after a
+ * thumbprint (ERR_INPUT_INVALID otherwise) and, on Unix, in a folder only this user can use
+ * (ERR_SOCKET_DIR_UNSAFE otherwise). Returns the thumbprint in its name.
+ */
+export async function checkSocketPath(socketPath: string, platform: string, uid: number): Promise<string> {
+  const thumbprint = thumbprintOfSocketPath(socketPath, platform);
+  if (thumbprint === undefined) {
+    throw new CountersignError('ERR_INPUT_INVALID', 'socketPath: expected a Countersign bridge socket, named after the extension key\'s thumbprint ("countersign-bridge socket-path <thumbprint>" prints it)');
+  }
+  if (platform !== 'win32' && !(await trustedFolder(path.posix.dirname(socketPath), uid))) {
+    throw new CountersignError('ERR_SOCKET_DIR_UNSAFE', `socketPath: ${path.posix.dirname(socketPath)} must be a folder (not a link) of this user that nobody else may use (mode 0700)`);
+  }
+  return thumbprint;
 }
 
 async function unixSockets(input: DiscoveryInput): Promise<Map<string, string[]>> {

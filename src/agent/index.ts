@@ -17,7 +17,7 @@ export {
   type SessionContext,
 } from './companion';
 export { CONFIG_DIR_NAME, defaultConfigDir } from './files';
-export { findAgentSocket, listAgentSockets, socketFolders, type FoundSocket } from './discovery';
+export { checkSocketPath, findAgentSocket, listAgentSockets, socketFolders, thumbprintOfSocketPath, type FoundSocket } from './discovery';
 export { KEY_FILE, PIN_FILE } from './keys';
 export { JOURNAL_FILE, OUTCOMES, type Outcome } from './journal';
 

@@ -65,13 +65,13 @@ interface Agent {
 }
 
 const encoder = new TextEncoder();
+const CLOSE_BRACE = encoder.encode('}');
+/** How long an ending agent connection may take to close before it is destroyed. */
+const AGENT_END_GRACE_MS = 1000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-const CLOSE_BRACE = encoder.encode('}');
-/** How long an ending agent connection may take to close before it is destroyed. */
-const AGENT_END_GRACE_MS = 1000;
 
 /** Connection ids are random, not counters: after a bridge restart an old id must not name a new agent. */
 function newConnId(): string {
@@ -98,7 +98,11 @@ export class BridgeHost {
     // and skipping it lands exactly on the next frame (docs/bridge-protocol.md, "Framing").
     this.decoder = new FrameDecoder({ endian: this.endian, oversize: 'skip' });
     this.server = net.createServer((socket) => this.onAgent(socket));
-    this.server.on('error', (error) => options.log.error(`agent socket: ${error.message}`));
+    // Errors while listening are handled by listenAgentSocket (a busy socket is retried); only
+    // later ones, on a socket that was working, are worth a line on stderr.
+    this.server.on('error', (error) => {
+      if (this.state === 'ready') options.log.error(`agent socket: ${error.message}`);
+    });
   }
 
   /** Start reading the extension's frames. */

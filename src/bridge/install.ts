@@ -292,37 +292,44 @@ export function install(ctx: InstallContext, options: InstallOptions = {}): Inst
   const launcher = p.join(dir, ctx.platform === 'win32' ? LAUNCHER_NAME.win32 : LAUNCHER_NAME.unix);
   attempt(`cannot write ${launcher}`, () => ctx.fs.writeFile(launcher, launcherScript(ctx.platform, ctx.execPath, bundle), 0o755));
 
-  const entries: RecordEntry[] = [];
-  for (const target of targets) {
-    const created = ensureDir(ctx, p.dirname(target.manifestPath));
-    writeJson(ctx, target.manifestPath, hostManifest(browserFamily(target.browser), launcher, target.extensionId));
-    if (target.registryKey !== undefined) regAdd(ctx, target.registryKey, target.manifestPath);
-    const old = previous?.entries.find((e) => e.manifest === target.manifestPath);
-    entries.push({
-      browser: target.browser,
-      manifest: target.manifestPath,
-      ...(target.registryKey === undefined ? {} : { registry_key: target.registryKey }),
-      ...(target.userDataDir === undefined ? {} : { user_data_dir: target.userDataDir }),
-      extension_id: target.extensionId,
-      // A re-install finds the folders existing: keep the memory of who created them.
-      created_dirs: [...new Set([...(old?.created_dirs ?? []), ...created])],
-    });
-  }
-
-  const kept = (previous?.entries ?? []).filter((e) => !entries.some((n) => n.manifest === e.manifest));
   // A bundle copy left from an earlier install without --link is removed when --link replaces it.
-  if (bundleCopy === undefined && previous?.bundle !== undefined && ctx.fs.stat(previous.bundle) !== undefined) {
+  if (bundleCopy === undefined && previous?.bundle !== undefined && previous.bundle !== ctx.bundlePath && ctx.fs.stat(previous.bundle) !== undefined) {
     attempt(`cannot remove ${previous.bundle}`, () => ctx.fs.unlink(previous.bundle as string));
   }
-  const record: InstallRecord = {
-    version: 1,
-    bridge_version: ctx.bridgeVersion,
-    launcher,
-    ...(bundleCopy === undefined ? {} : { bundle: bundleCopy }),
-    created_dirs: [...new Set([...(previous?.created_dirs ?? []), ...createdDataDirs])],
-    entries: [...kept, ...entries],
-  };
-  writeJson(ctx, recordPath(ctx), record);
+  const entries: RecordEntry[] = [];
+  try {
+    for (const target of targets) {
+      const old = previous?.entries.find((e) => e.manifest === target.manifestPath);
+      const entry: RecordEntry = {
+        browser: target.browser,
+        manifest: target.manifestPath,
+        ...(target.userDataDir === undefined ? {} : { user_data_dir: target.userDataDir }),
+        extension_id: target.extensionId,
+        // A re-install finds the folders existing: keep the memory of who created them.
+        created_dirs: [...(old?.created_dirs ?? [])],
+      };
+      // Recorded before anything is written for it: if a step fails, what was written is known.
+      entries.push(entry);
+      entry.created_dirs = [...new Set([...entry.created_dirs, ...ensureDir(ctx, p.dirname(target.manifestPath))])];
+      writeJson(ctx, target.manifestPath, hostManifest(browserFamily(target.browser), launcher, target.extensionId));
+      if (target.registryKey !== undefined) {
+        regAdd(ctx, target.registryKey, target.manifestPath);
+        entry.registry_key = target.registryKey;
+      }
+    }
+  } finally {
+    // Even after a failure: the record is how uninstall finds exactly what was written.
+    const kept = (previous?.entries ?? []).filter((e) => !entries.some((n) => n.manifest === e.manifest));
+    const record: InstallRecord = {
+      version: 1,
+      bridge_version: ctx.bridgeVersion,
+      launcher,
+      ...(bundleCopy === undefined ? {} : { bundle: bundleCopy }),
+      created_dirs: [...new Set([...(previous?.created_dirs ?? []), ...createdDataDirs])],
+      entries: [...kept, ...entries],
+    };
+    writeJson(ctx, recordPath(ctx), record);
+  }
   return {
     launcher,
     bundle,

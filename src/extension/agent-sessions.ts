@@ -169,7 +169,7 @@ export class AgentSessions {
       case 'pair_request': {
         const who = this.authenticated(c);
         const keyThumbprint = await jwkThumbprint(m.agent_key);
-        if (keyThumbprint !== who.agentThumbprint) throw new CountersignError('ERR_AUTH_FAILED', 'pair_request.agent_key: not the key this connection proved');
+        if (keyThumbprint !== who.agentThumbprint) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request.agent_key: not the key this connection proved');
         const extensionNonce = randomNonce();
         const pairing: PendingPairing = {
           pairingId: `${c.conn}:${m.id}`,
@@ -188,10 +188,10 @@ export class AgentSessions {
       }
       case 'pair_reveal': {
         const pairing = this.pairings.get(`${c.conn}:${m.id}`);
-        if (!pairing) throw new CountersignError('ERR_INPUT_INVALID', 'pair_reveal: no pairing with this id on this connection');
+        if (!pairing) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal: no pairing with this id on this connection');
         if ((await pairingCommitment(m.agent_nonce)) !== pairing.commitment) {
           this.pairings.delete(pairing.pairingId);
-          throw new CountersignError('ERR_AUTH_FAILED', 'pair_reveal.agent_nonce: does not match the commitment in pair_request');
+          throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.agent_nonce: does not match the commitment in pair_request');
         }
         pairing.code = await pairingCode({
           extensionKeyThumbprint: key.thumbprint,

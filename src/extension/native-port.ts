@@ -59,6 +59,12 @@ export class NativePort {
         this.attempt = 0;
         this.setState('up');
       }
+      // Another bridge still holds our socket (a previous worker's host is leaving): say hello
+      // again after the backoff instead of staying down (docs/bridge-protocol.md "bridge_error").
+      if (parsed.message.type === 'bridge_error' && parsed.message.code === 'ERR_SOCKET_IN_USE') {
+        this.setState('down', parsed.message.message);
+        setTimeout(() => this.hello(), backoffMs(this.attempt++));
+      }
       this.handlers.onMessage(parsed.message);
     });
     port.onDisconnect.addListener((p) => {
@@ -66,6 +72,10 @@ export class NativePort {
       this.port = null;
       this.down(error);
     });
+    this.hello();
+  }
+
+  private hello(): void {
     this.post({ type: 'bridge_hello', v: BRIDGE_PROTOCOL_VERSION, extension_key_thumbprint: this.handlers.thumbprint, extension_version: this.handlers.extensionVersion });
   }
 

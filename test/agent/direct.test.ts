@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -167,8 +167,12 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
     const dir = await configDir();
     const other = await generateSigningKeyPair({ extractable: false });
     await savePinnedKey(dir, other.publicJwk, ctx());
+    // A socket named after the pinned key (a link to the real one), and a bridge_info to match.
+    const alias = path.join(ext.runtimeDir, `${other.thumbprint}.sock`);
+    await symlink(ext.socketPath, alias);
     ext.bridgeInfo = (info) => ({ ...info, extension_key_thumbprint: other.thumbprint });
-    expect(codeOf(await rejection(connect(dir)))).toBe('ERR_AUTH_FAILED');
+    const companion = Companion.connect({ agentName: 'Desk agent', configDir: dir, socketPath: alias, timeoutMs: 3000 });
+    expect(codeOf(await rejection(companion))).toBe('ERR_AUTH_FAILED');
   });
 
   it('a pair_offer with a key other than the welcomed one: ERR_KEY_INVALID; the nonce is not revealed and nothing is pinned', async () => {

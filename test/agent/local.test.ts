@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfigDir, findAgentSocket, isCountersignError, listAgentSockets } from '../../src/agent';
+import { Companion, defaultConfigDir, findAgentSocket, isCountersignError, listAgentSockets, thumbprintOfSocketPath } from '../../src/agent';
 import { lockConfigDir, writePrivateFileAtomic } from '../../src/agent/files';
 import { Journal } from '../../src/agent/journal';
 import { loadOrCreateAgentKey, loadPinnedKey, savePinnedKey } from '../../src/agent/keys';
@@ -106,11 +106,40 @@ describe('socket discovery', () => {
     expect(await findAgentSocket({ platform: 'linux', env: { TMPDIR: root }, uid, username: 'sam', pinnedThumbprint: T1 })).toEqual({ thumbprint: T1, paths: [path.join(folder, `${T1}.sock`)] });
   });
 
-  it('a folder others may write to is not trusted (a socket there may not be the bridge)', async () => {
+  it('a folder others may use is not trusted (a socket there may not be the bridge)', async () => {
     const { env, folder } = await runtime();
     await listen(path.join(folder, `${T1}.sock`));
-    await chmod(folder, 0o777);
-    expect((await listAgentSockets({ platform: 'linux', env, uid, username: 'sam' })).has(T1)).toBe(false);
+    for (const mode of [0o777, 0o750, 0o701]) {
+      await chmod(folder, mode);
+      expect((await listAgentSockets({ platform: 'linux', env, uid, username: 'sam' })).has(T1)).toBe(false);
+    }
+  });
+
+  it('the thumbprint in a socket\'s name (Unix socket or Windows pipe)', () => {
+    expect(thumbprintOfSocketPath(`/run/user/1000/countersign/${T1}.sock`, 'linux')).toBe(T1);
+    expect(thumbprintOfSocketPath('/run/user/1000/countersign/bridge.sock', 'linux')).toBeUndefined();
+    expect(thumbprintOfSocketPath(`\\\\.\\pipe\\countersign-jane_doe-${T2}`, 'win32')).toBe(T2);
+    expect(thumbprintOfSocketPath(`\\\\.\\pipe\\other-${T2}`, 'win32')).toBeUndefined();
+  });
+
+  it('an explicit socketPath is checked like a discovered one, before anything connects', async () => {
+    const { folder } = await runtime();
+    const configDir = path.join(await tempDir(), 'agent');
+    const connect = (socketPath: string) => Companion.connect({ agentName: 'Desk agent', configDir, socketPath, timeoutMs: 500 });
+    // Not named after a thumbprint: the bridge_info check would have nothing to compare with.
+    expect(codeOf(await rejection(connect(path.join(folder, 'bridge.sock'))))).toBe('ERR_INPUT_INVALID');
+    // In a folder others may use.
+    await chmod(folder, 0o755);
+    expect(codeOf(await rejection(connect(path.join(folder, `${T1}.sock`))))).toBe('ERR_SOCKET_DIR_UNSAFE');
+    await chmod(folder, 0o700);
+    // Pinned to another extension than the one the name says.
+    const ext = await generateSigningKeyPair({ extractable: true });
+    await savePinnedKey(configDir, ext.publicJwk, ctx);
+    expect(codeOf(await rejection(connect(path.join(folder, `${T1}.sock`))))).toBe('ERR_KEY_INVALID');
+    // Nothing listening there: unavailable, and the config folder is free again afterwards.
+    const own = path.join(folder, `${ext.thumbprint}.sock`);
+    expect(codeOf(await rejection(connect(own)))).toBe('ERR_COMPANION_UNAVAILABLE');
+    expect(existsSync(path.join(configDir, 'lock'))).toBe(false);
   });
 });
 

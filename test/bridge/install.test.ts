@@ -272,10 +272,19 @@ describe('install on Windows (in-memory file system, fake reg.exe)', () => {
     expect(() => install(ctx, { userDataDir: 'C:\\profile' })).toThrow(expect.objectContaining({ code: 'ERR_UNSUPPORTED_PLATFORM' }));
   });
 
-  it('reports a failed reg add as ERR_INSTALL_FAILED', () => {
-    const { ctx } = windowsContext();
-    const failing: CommandRunner = () => ({ status: 1, stdout: '', stderr: 'ERROR: Access is denied.' });
-    expect(() => install({ ...ctx, run: failing }, { browsers: ['chrome'] })).toThrow(expect.objectContaining({ code: 'ERR_INSTALL_FAILED', message: expect.stringContaining('Access is denied') }));
+  it('reports a failed reg add as ERR_INSTALL_FAILED, and records what it wrote so uninstall removes it', () => {
+    const { ctx, fs, reg } = windowsContext();
+    const before = fs.snapshot();
+    // The first browser's value is written; the second is refused.
+    const failing: CommandRunner = (command, args) =>
+      args[1]?.includes('Microsoft') ? { status: 1, stdout: '', stderr: 'ERROR: Access is denied.' } : reg.run(command, args);
+    expect(() => install({ ...ctx, run: failing }, { browsers: ['chrome', 'edge'] })).toThrow(
+      expect.objectContaining({ code: 'ERR_INSTALL_FAILED', message: expect.stringContaining('Access is denied') }),
+    );
+    expect(readRecord(ctx)?.entries.map((e) => [e.browser, e.registry_key !== undefined])).toEqual([['chrome', true], ['edge', false]]);
+    uninstall(ctx);
+    expect(reg.values.size).toBe(0);
+    expect(fs.snapshot()).toEqual(before);
   });
 });
 

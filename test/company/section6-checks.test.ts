@@ -51,7 +51,7 @@ describe('section 6: sending the approval (Company)', () => {
     expect(approved.status).toBe(200);
     // "The operation ID identifies its retries (7)": a retry with yet another key, or the first
     // request's key, or none, gets the same response and performs nothing again.
-    for (const headers of [{ 'Idempotency-Key': 'b1c4e2f0-0000-4000-8000-000000000002' }, { 'Idempotency-Key': key }, {}]) {
+    for (const headers of [{ 'Idempotency-Key': 'b1c4e2f0-0000-4000-8000-000000000002' }, { 'Idempotency-Key': key }, {}] as Record<string, string>[]) {
       const retry = await post(company, EXCHANGE_PATH, { ...ALEX, approval: operation, headers }, EXCHANGE_M);
       expect(retry.status).toBe(200);
       expect(retry.body).toEqual(approved.body);
