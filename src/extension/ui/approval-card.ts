@@ -1,4 +1,4 @@
-import { renderSummary, inspectText, displayOrigin } from '../../summary';
+import { renderSummaryView, inspectText, displayOrigin } from '../../summary';
 import { reviewTerms, diffRevisions } from '../../review';
 import type { ApprovalView } from '../snapshot';
 
@@ -21,7 +21,7 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   card.setAttribute('aria-labelledby', 'company-heading');
 
   // Who: the Company's name (made visible character by character) and the origin the agent resolved.
-  const name = inspectText(view.company.name);
+  const name = inspectText(view.company.name, { singleLine: true });
   const origin = safeOrigin(view.company.origin);
   const heading = el('h1', t('approveHeading', name.display));
   heading.id = 'company-heading';
@@ -42,13 +42,13 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
 
   const warnings = el('ul', undefined, 'warnings');
   warnings.setAttribute('role', 'alert');
-  for (const w of [...name.findings.map((f) => f.message), ...(origin?.warnings ?? [])]) warnings.append(el('li', w));
+  for (const w of [...name.findings.map((f) => f.message), ...(origin?.warnings ?? []).map((o) => o.message)]) warnings.append(el('li', w));
 
   // What: the summary, rendered through the allow-list pipeline.
   card.append(el('h2', t('summaryHeading')));
   const summarySection = el('section', undefined, 'summary');
   summarySection.dataset.testid = 'summary';
-  const rendered = renderSummary(view.operation.summary, doc, options.showAll ? { showAll: true } : {});
+  const rendered = renderSummaryView(view.operation.summary, doc, options.showAll ? { showAll: true } : {});
   summarySection.append(rendered.fragment);
   card.append(summarySection);
   if (rendered.truncated) {
@@ -94,7 +94,7 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
     table.dataset.testid = 'terms';
     for (const [path, value] of flatten(view.operation.terms)) {
       const row = el('tr');
-      row.append(el('th', path), el('td', inspectText(value).display));
+      row.append(el('th', inspectText(path, { singleLine: true }).display), el('td', inspectText(value, { singleLine: true }).display));
       table.append(row);
     }
     card.append(table);

@@ -70,18 +70,16 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
   let showAll = false;
   const focused = () => doc.visibilityState === 'visible' && doc.hasFocus();
 
-  const port = browser.runtime.connect({ name: 'approve-window' });
   const send = (message: PageMessage) => browser.runtime.sendMessage(message);
 
   const current = (): ApprovalView | undefined => snapshot?.active.find((v) => v.key === currentKey);
 
+  /** Shows another item; the person has to read it, so the Approve delay starts over. */
   function select(key: string | null): void {
-    if (key !== currentKey) {
-      currentKey = key;
-      showAll = false;
-      gate.reset(Date.now(), focused());
-      render();
-    }
+    if (key === currentKey) return;
+    currentKey = key;
+    showAll = false;
+    gate.reset(Date.now(), focused());
   }
 
   function renderPairing(pairing: Snapshot['pairings'][number]): HTMLElement {
@@ -164,17 +162,29 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     gateHint.textContent = !blocked && !gate.ready(now) ? t('approveWaiting') : '';
   }
 
-  port.onMessage.addListener((message: unknown) => {
+  // The worker may stop (MV3) and take this port with it; reconnecting wakes it, and it answers
+  // with a fresh snapshot read from IndexedDB. Until then the page shows the bridge as down.
+  const connect = () => {
+    const port = browser.runtime.connect({ name: 'approve-window' });
+    port.onMessage.addListener(onSnapshot);
+    port.onDisconnect.addListener(() => {
+      if (snapshot) snapshot = { ...snapshot, bridge: 'down' };
+      render();
+      setTimeout(connect, 250);
+    });
+  };
+
+  function onSnapshot(message: unknown): void {
     const snap = (message as { snapshot?: Snapshot }).snapshot;
     if (!snap) return;
     snapshot = snap;
+    const firstPending = snap.active.find((v) => v.state === 'pending');
     const stillThere = snap.active.some((v) => v.key === currentKey);
-    const firstPending = snap.active.find((v) => v.state === 'pending') ?? snap.active[0];
-    if (!stillThere) select(firstPending?.key ?? null);
-    else render();
-    // A new item arrived while looking at a decided one: go to what needs a decision.
-    if (current()?.state !== 'pending' && firstPending?.state === 'pending') select(firstPending.key);
-  });
+    // Stay on the item being read; go to what needs a decision when that one is gone or decided.
+    if (!stillThere || (current()?.state !== 'pending' && firstPending)) select(firstPending?.key ?? snap.active[0]?.key ?? null);
+    render();
+  }
+  connect();
 
   approve.addEventListener('click', (event) => {
     const view = current();
@@ -201,7 +211,10 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     const items = snapshot?.active ?? [];
     const i = items.findIndex((v) => v.key === currentKey);
     const target = items[i + step];
-    if (target) select(target.key);
+    if (target) {
+      select(target.key);
+      render();
+    }
   };
   prev.addEventListener('click', () => move(-1));
   next.addEventListener('click', () => move(1));

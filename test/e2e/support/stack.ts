@@ -1,0 +1,149 @@
+import { chromium, type BrowserContext, type Page, type Worker } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, mkdir, writeFile, rm, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Companion } from '../../../src/agent/index.ts';
+import { CHROMIUM_PATH, EXTENSION_DIR } from './chromium';
+
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * The real stack for end-to-end tests: Debian Chromium with the built extension, the bridge
+ * installed into the profile by its own installer, and agents that use the SDK over the
+ * bridge's socket. Everything lives in one temporary folder (HOME, XDG_RUNTIME_DIR, profile).
+ */
+interface StackEnv {
+  HOME: string;
+  XDG_RUNTIME_DIR: string;
+  XDG_CONFIG_HOME: string;
+  XDG_DATA_HOME: string;
+  XDG_CACHE_HOME: string;
+}
+
+export class Stack {
+  context!: BrowserContext;
+  worker!: Worker;
+  private constructor(readonly root: string, readonly env: StackEnv) {}
+
+  get profile(): string {
+    return join(this.root, 'profile');
+  }
+
+  static async start(): Promise<Stack> {
+    const root = await mkdtemp(join(tmpdir(), 'countersign-e2e-'));
+    const env = {
+      HOME: root,
+      XDG_RUNTIME_DIR: join(root, 'run'),
+      XDG_CONFIG_HOME: join(root, 'config'),
+      XDG_DATA_HOME: join(root, 'data'),
+      XDG_CACHE_HOME: join(root, 'cache'),
+    };
+    await mkdir(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+    const stack = new Stack(root, env);
+    await mkdir(join(stack.profile, 'Default'), { recursive: true });
+    await writeFile(join(stack.profile, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }));
+    // The installer under test writes the host manifest and the launcher.
+    execFileSync(process.execPath, [resolve('dist/countersign-bridge.mjs'), 'install', '--browser', 'chromium', '--user-data-dir', stack.profile], {
+      env: { ...process.env, ...env },
+      stdio: 'pipe',
+    });
+    await stack.launch();
+    return stack;
+  }
+
+  async launch(): Promise<void> {
+    this.context = await chromium.launchPersistentContext(this.profile, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      env: { ...process.env, ...this.env },
+      args: [...FLAGS, `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`],
+    });
+    this.worker = this.context.serviceWorkers()[0] ?? (await this.context.waitForEvent('serviceworker'));
+    await this.socket();
+  }
+
+  /** The bridge's agent socket, once the extension has started the bridge. */
+  async socket(timeoutMs = 10_000): Promise<string> {
+    const dir = join(this.env.XDG_RUNTIME_DIR, 'countersign');
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      const sock = names.find((n) => n.endsWith('.sock'));
+      if (sock) return join(dir, sock);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the bridge socket did not appear');
+  }
+
+  async agent(name: string, configName = name.replace(/\W+/g, '-')): Promise<Companion> {
+    return Companion.connect({
+      agentName: name,
+      configDir: join(this.root, 'agents', configName),
+      env: { ...process.env, ...this.env },
+      socketPath: await this.socket(),
+    });
+  }
+
+  /** Pairs a new agent by clicking "The codes match" in the approval window. */
+  async pairedAgent(name: string): Promise<Companion> {
+    const agent = await this.agent(name);
+    const { code, confirmed } = await agent.pair();
+    const page = await this.approvalWindow();
+    await page.getByTestId('pair-code').filter({ hasText: code }).waitFor();
+    await page.locator('#pair-confirm').click();
+    await confirmed;
+    return agent;
+  }
+
+  /** The extension's approval window (opened by the background). */
+  async approvalWindow(timeoutMs = 10_000): Promise<Page> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const page = this.context.pages().find((p) => p.url().includes('/approve.html'));
+      if (page) return page;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('the approval window did not open');
+  }
+
+  /** Stops the extension's service worker, as Chromium does after 30 s idle. */
+  async stopWorker(): Promise<void> {
+    const page = this.context.pages()[0] ?? (await this.context.newPage());
+    const cdp = await this.context.newCDPSession(page);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await cdp.detach();
+  }
+
+  async close(): Promise<void> {
+    await this.context?.close().catch(() => undefined);
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
+
+/** An operation of the seed's jacket exchange (spec section 3), expiring `inMs` from now. */
+export function jacketOperation(revision = 'rev1', inMs = 10 * 60_000, overrides: Record<string, unknown> = {}) {
+  return {
+    operation_id: 'exc_5Rt2',
+    revision,
+    summary:
+      'Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), for **$70.00** more, charged to the card used for the order.',
+    terms: {
+      order_id: 'ord_7Hk2',
+      item_id: 'itm_4Qa',
+      replacement_sku: 'stormline-insulated-m',
+      price_difference: { amount: '70.00', currency: 'USD' },
+    },
+    expires_at: new Date(Date.now() + inMs).toISOString(),
+    ...overrides,
+  };
+}
+
+export const STORMLINE = { name: 'Stormline Outfitters', origin: 'https://stormline.example' };
+export const EXCHANGE_REQUEST = {
+  interface: 'api' as const,
+  method: 'POST',
+  url: 'https://api.stormline.example/orders/ord_7Hk2/exchanges',
+  body: { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-m' },
+};
