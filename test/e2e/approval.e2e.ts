@@ -1,8 +1,7 @@
 import { test, expect, type Page } from '@playwright/test';
-import { createConnection } from 'node:net';
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import { Stack, jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import type { Companion } from '../../src/agent/index.ts';
 
 /**
@@ -153,26 +152,9 @@ test('an agent the person never paired gets a typed error and no window item', a
 });
 
 test('malformed messages on the socket get typed errors and change nothing', async () => {
-  const socketPath = await stack.socket();
-  const replies: unknown[] = [];
-  const sock = createConnection(socketPath);
-  let buffer = Buffer.alloc(0);
-  sock.on('data', (chunk) => {
-    buffer = Buffer.concat([buffer, chunk]);
-    while (buffer.length >= 4) {
-      const length = buffer.readUInt32BE(0);
-      if (buffer.length < 4 + length) break;
-      replies.push(JSON.parse(buffer.subarray(4, 4 + length).toString('utf8')));
-      buffer = buffer.subarray(4 + length);
-    }
-  });
-  await new Promise((r) => sock.once('connect', r));
-  const frame = (text: string) => {
-    const body = Buffer.from(text, 'utf8');
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(body.length);
-    sock.write(Buffer.concat([head, body]));
-  };
+  const raw = await rawSocket(await stack.socket());
+  const { replies } = raw;
+  const frame = raw.send;
   frame('{not json');
   frame(JSON.stringify({ type: 'approval_request', v: 1, id: 'x1', nonce: 'short', company: STORMLINE, operation: { operation_id: 'bad id' } }));
   frame(JSON.stringify({ type: 'approval_request', v: 1, id: 'x2', nonce: 'A'.repeat(43), company: STORMLINE, operation: jacketOperation(), request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }));
@@ -181,7 +163,7 @@ test('malformed messages on the socket get typed errors and change nothing', asy
   expect(codes).toContain('ERR_FRAME_INVALID');
   expect(codes).toContain('ERR_AUTH_FAILED'); // a well-formed request without the key proof
   expect(codes.some((c) => c === 'ERR_BRIDGE_MESSAGE_INVALID' || c === 'ERR_OPERATION_INVALID')).toBe(true);
-  sock.destroy();
+  raw.close();
   expect(await badge()).toBe('');
 });
 

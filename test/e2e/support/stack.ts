@@ -13,7 +13,7 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-ru
  * installed into the profile by its own installer, and agents that use the SDK over the
  * bridge's socket. Everything lives in one temporary folder (HOME, XDG_RUNTIME_DIR, profile).
  */
-interface StackEnv {
+export interface StackEnv {
   HOME: string;
   XDG_RUNTIME_DIR: string;
   XDG_CONFIG_HOME: string;
@@ -31,15 +31,7 @@ export class Stack {
   }
 
   static async start(): Promise<Stack> {
-    const root = await mkdtemp(join(tmpdir(), 'countersign-e2e-'));
-    const env = {
-      HOME: root,
-      XDG_RUNTIME_DIR: join(root, 'run'),
-      XDG_CONFIG_HOME: join(root, 'config'),
-      XDG_DATA_HOME: join(root, 'data'),
-      XDG_CACHE_HOME: join(root, 'cache'),
-    };
-    await mkdir(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+    const { root, env } = await privateHome();
     const stack = new Stack(root, env);
     await mkdir(join(stack.profile, 'Default'), { recursive: true });
     await writeFile(join(stack.profile, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }));
@@ -63,26 +55,12 @@ export class Stack {
     await this.socket();
   }
 
-  /** The bridge's agent socket, once the extension has started the bridge. */
-  async socket(timeoutMs = 10_000): Promise<string> {
-    const dir = join(this.env.XDG_RUNTIME_DIR, 'countersign');
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const names = await readdir(dir).catch(() => [] as string[]);
-      const sock = names.find((n) => n.endsWith('.sock'));
-      if (sock) return join(dir, sock);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the bridge socket did not appear');
+  socket(timeoutMs?: number): Promise<string> {
+    return waitForSocket(this.env, timeoutMs);
   }
 
-  async agent(name: string, configName = name.replace(/\W+/g, '-')): Promise<Companion> {
-    return Companion.connect({
-      agentName: name,
-      configDir: join(this.root, 'agents', configName),
-      env: { ...process.env, ...this.env },
-      socketPath: await this.socket(),
-    });
+  agent(name: string, configName?: string): Promise<Companion> {
+    return connectAgent(this.root, this.env, name, configName);
   }
 
   /** Pairs a new agent by clicking "The codes match" in the approval window. */
@@ -120,6 +98,70 @@ export class Stack {
     await this.context?.close().catch(() => undefined);
     await rm(this.root, { recursive: true, force: true });
   }
+}
+
+/** A private HOME and runtime folder, so tests never touch the real user's browsers or sockets. */
+export async function privateHome(): Promise<{ root: string; env: StackEnv }> {
+  const root = await mkdtemp(join(tmpdir(), 'countersign-e2e-'));
+  const env: StackEnv = {
+    HOME: root,
+    XDG_RUNTIME_DIR: join(root, 'run'),
+    XDG_CONFIG_HOME: join(root, 'config'),
+    XDG_DATA_HOME: join(root, 'data'),
+    XDG_CACHE_HOME: join(root, 'cache'),
+  };
+  await mkdir(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+  return { root, env };
+}
+
+/** The bridge's agent socket, once the extension has started the bridge. */
+export async function waitForSocket(env: StackEnv, timeoutMs = 15_000): Promise<string> {
+  const dir = join(env.XDG_RUNTIME_DIR, 'countersign');
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const sock = names.find((n) => n.endsWith('.sock'));
+    if (sock) return join(dir, sock);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the bridge socket did not appear');
+}
+
+export async function connectAgent(root: string, env: StackEnv, name: string, configName = name.replace(/\W+/g, '-')): Promise<Companion> {
+  return Companion.connect({
+    agentName: name,
+    configDir: join(root, 'agents', configName),
+    env: { ...process.env, ...env },
+    socketPath: await waitForSocket(env),
+  });
+}
+
+/** Writes raw frames to the agent socket and collects what comes back (for malformed-input tests). */
+export async function rawSocket(socketPath: string): Promise<{ send(text: string): void; replies: unknown[]; close(): void }> {
+  const { createConnection } = await import('node:net');
+  const replies: unknown[] = [];
+  const sock = createConnection(socketPath);
+  let buffer = Buffer.alloc(0);
+  sock.on('data', (chunk) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    while (buffer.length >= 4) {
+      const length = buffer.readUInt32BE(0);
+      if (buffer.length < 4 + length) break;
+      replies.push(JSON.parse(buffer.subarray(4, 4 + length).toString('utf8')));
+      buffer = buffer.subarray(4 + length);
+    }
+  });
+  await new Promise((r) => sock.once('connect', r));
+  return {
+    replies,
+    send(text: string) {
+      const body = Buffer.from(text, 'utf8');
+      const head = Buffer.alloc(4);
+      head.writeUInt32BE(body.length);
+      sock.write(Buffer.concat([head, body]));
+    },
+    close: () => sock.destroy(),
+  };
 }
 
 /** An operation of the seed's jacket exchange (spec section 3), expiring `inMs` from now. */

@@ -1,0 +1,117 @@
+import { test, expect } from '@playwright/test';
+import type { Page } from 'puppeteer-core';
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FirefoxStack } from './support/firefox';
+import { jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import type { Companion } from '../../src/agent/index.ts';
+
+/**
+ * Issue 7: the Chromium end-to-end flows that Firefox can run, in Debian firefox-esr with the
+ * Firefox MV3 build (event page), a real bridge and the SDK.
+ */
+test.describe.configure({ mode: 'serial' });
+
+let stack: FirefoxStack;
+let agent: Companion;
+let counter = 0;
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  stack = await FirefoxStack.start();
+  agent = await stack.pairedAgent('Firefox agent');
+});
+test.afterAll(async () => {
+  await agent?.close().catch(() => undefined);
+  await stack?.close();
+});
+
+function ask(a: Companion, operation: ReturnType<typeof jacketOperation>, request = EXCHANGE_REQUEST) {
+  return a.requestApproval({ company: STORMLINE, operation, request, session: { kind: 'this_session' } });
+}
+const fresh = (inMs?: number) => jacketOperation('rev1', inMs, { operation_id: `exc_ff${++counter}` });
+
+async function waitShowing(page: Page): Promise<void> {
+  await page.waitForFunction(() => !!document.querySelector('[data-testid="terms"]')?.textContent?.includes('ord_7Hk2'), { timeout: 10_000 });
+}
+async function approveWhenEnabled(page: Page): Promise<void> {
+  await page.waitForSelector('#approve:not([disabled])', { timeout: 5000 });
+  await page.click('#approve');
+}
+const text = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
+
+test('Firefox: pair, then a trusted click approves and the SDK verifies the signed decision', async () => {
+  const op = fresh();
+  const pending = ask(agent, op);
+  const page = await stack.approvalWindow();
+  await waitShowing(page);
+  expect(await text(page, '[data-testid="summary"] strong')).toBe('$70.00');
+  expect(await page.$eval('#approve', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
+  await approveWhenEnabled(page);
+  const result = await pending;
+  expect(result.status).toBe('approved');
+  if (result.status === 'approved') expect(result.decision.operation_id).toBe(op.operation_id);
+});
+
+test('Firefox: decline', async () => {
+  const pending = ask(agent, fresh());
+  const page = await stack.approvalWindow();
+  await waitShowing(page);
+  await page.click('#decline');
+  expect((await pending).status).toBe('declined');
+});
+
+test('Firefox: expiry', async () => {
+  const pending = ask(agent, fresh(2500));
+  const page = await stack.approvalWindow();
+  await waitShowing(page);
+  expect((await pending).status).toBe('expired');
+});
+
+test('Firefox: a new revision supersedes the pending one and shows what changed', async () => {
+  const first = fresh();
+  const p1 = ask(agent, first);
+  const page = await stack.approvalWindow();
+  await waitShowing(page);
+  const second = { ...first, revision: 'rev2', summary: first.summary.replace(/\(M\)/g, '(L)'), terms: { ...first.terms, replacement_sku: 'stormline-insulated-l' } };
+  const p2 = ask(agent, second, { ...EXCHANGE_REQUEST, body: { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-l' } });
+  expect((await p1).status).toBe('superseded');
+  await page.waitForSelector('[data-testid="diff"] ins');
+  expect(await text(page, '[data-testid="diff"] ins')).toBe('L');
+  await approveWhenEnabled(page);
+  expect((await p2).status).toBe('approved');
+});
+
+test('Firefox: withdraw before the agent sent it', async () => {
+  const op = fresh();
+  const pending = ask(agent, op);
+  const page = await stack.approvalWindow();
+  await waitShowing(page);
+  await approveWhenEnabled(page);
+  const result = await pending;
+  expect(result.status).toBe('approved');
+  if (result.status !== 'approved') return;
+  await page.waitForSelector('#withdraw:not([hidden])');
+  await page.click('#withdraw');
+  await expect.poll(() => agent.isWithdrawn(op.operation_id, 'rev1')).toBe(true);
+  expect(await agent.markSent(result.approval)).toBe(false);
+});
+
+test('Firefox: an unpaired agent is refused with a typed error', async () => {
+  const stranger = await stack.agent('Stranger', 'stranger');
+  await stranger.close();
+  await cp(join(stack.root, 'agents', 'Firefox-agent', 'extension-key.json'), join(stack.root, 'agents', 'stranger', 'extension-key.json'));
+  const again = await stack.agent('Stranger', 'stranger');
+  await expect(ask(again, fresh())).rejects.toMatchObject({ code: 'ERR_AGENT_NOT_PAIRED' });
+  await again.close();
+});
+
+test('Firefox: malformed messages get typed errors', async () => {
+  const raw = await rawSocket(await stack.socket());
+  raw.send('{not json');
+  raw.send(JSON.stringify({ type: 'approval_request', v: 1, id: 'x2', nonce: 'A'.repeat(43), company: STORMLINE, operation: jacketOperation(), request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }));
+  await expect.poll(() => raw.replies.filter((r) => (r as { type: string }).type === 'error').length).toBeGreaterThanOrEqual(2);
+  const codes = raw.replies.filter((r) => (r as { type: string }).type === 'error').map((r) => (r as { code: string }).code);
+  expect(codes).toEqual(expect.arrayContaining(['ERR_FRAME_INVALID', 'ERR_AUTH_FAILED']));
+  raw.close();
+});

@@ -1,0 +1,80 @@
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { execFileSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Companion } from '../../../src/agent/index.ts';
+import { FIREFOX_EXTENSION_ID } from '../../../src/extension/manifest-key';
+import { connectAgent, privateHome, waitForSocket, type StackEnv } from './stack';
+
+export const FIREFOX_PATH = process.env.COUNTERSIGN_FIREFOX ?? '/usr/bin/firefox-esr';
+export const FIREFOX_EXTENSION_DIR = resolve('.output/firefox-mv3');
+/** A fixed moz-extension:// UUID (pref `extensions.webextensions.uuids`), so tests know the pages' origin. */
+export const FIREFOX_UUID = '6f0c1c5e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+
+/**
+ * The same real stack as stack.ts, in Debian firefox-esr driven by puppeteer-core over WebDriver
+ * BiDi (../shared/notes/firefox-recipe.md): a private HOME holds the host manifest the installer
+ * writes, the add-on is installed as a temporary add-on, agents use the SDK.
+ */
+export class FirefoxStack {
+  browser!: Browser;
+  private constructor(readonly root: string, readonly env: StackEnv) {}
+
+  static async start(): Promise<FirefoxStack> {
+    const { root, env } = await privateHome();
+    const stack = new FirefoxStack(root, env);
+    execFileSync(process.execPath, [resolve('dist/countersign-bridge.mjs'), 'install', '--browser', 'firefox'], { env: { ...process.env, ...env }, stdio: 'pipe' });
+    stack.browser = await puppeteer.launch({
+      browser: 'firefox',
+      executablePath: FIREFOX_PATH,
+      headless: true,
+      env: { ...process.env, ...env },
+      extraPrefsFirefox: { 'extensions.webextensions.uuids': JSON.stringify({ [FIREFOX_EXTENSION_ID]: FIREFOX_UUID }) },
+    });
+    await stack.browser.installExtension(FIREFOX_EXTENSION_DIR);
+    await waitForSocket(env);
+    return stack;
+  }
+
+  socket(): Promise<string> {
+    return waitForSocket(this.env);
+  }
+
+  agent(name: string, configName?: string): Promise<Companion> {
+    return connectAgent(this.root, this.env, name, configName);
+  }
+
+  /**
+   * The approval window. Firefox sends no load events for extension popups over BiDi, so each
+   * page is asked for its location (closed windows linger in pages() and fail that question).
+   */
+  async approvalWindow(timeoutMs = 15_000): Promise<Page> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      for (const page of await this.browser.pages()) {
+        const href = await Promise.race([
+          page.evaluate(() => location.href).catch(() => ''),
+          new Promise<string>((r) => setTimeout(() => r(''), 500)),
+        ]);
+        if (href.startsWith(`moz-extension://${FIREFOX_UUID}/approve.html`)) return page;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the approval window did not open');
+  }
+
+  async pairedAgent(name: string): Promise<Companion> {
+    const agent = await this.agent(name);
+    const { code, confirmed } = await agent.pair();
+    const page = await this.approvalWindow();
+    await page.waitForFunction((c) => document.querySelector('[data-testid="pair-code"]')?.textContent?.includes(c), {}, code);
+    await page.click('#pair-confirm');
+    await confirmed;
+    return agent;
+  }
+
+  async close(): Promise<void> {
+    await this.browser?.close().catch(() => undefined);
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
