@@ -2,15 +2,53 @@ import { defineConfig } from 'wxt';
 import { MANIFEST_PUBLIC_KEY, FIREFOX_EXTENSION_ID } from './src/extension/manifest-key';
 
 // COUNTERSIGN_STORE=1 builds for a store upload: no manifest `key` (the store assigns the ID).
+// `npm run zip` (scripts/zip.mjs) sets it; store builds go to `.output/<browser>-mv3-store`, so
+// they never replace the development builds (with the key) that the end-to-end tests load.
 const forStore = process.env.COUNTERSIGN_STORE === '1';
+
+/**
+ * What Mozilla's reviewers get to rebuild the Firefox package: an allow-list, because WXT's
+ * sources zip ignores .gitignore (keys, browser profiles, test output and builds must never slip
+ * in). Everything the extension build reads, and nothing else; test/package/zip.test.ts rebuilds
+ * the extension from this zip and compares it with the uploaded one.
+ */
+export const SOURCE_FILES = [
+  'README.md',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'wxt.config.ts',
+  'scripts/zip.mjs',
+  'entrypoints/**',
+  'public/**',
+  'src/extension/**',
+  'src/protocol/**',
+  'src/review/**',
+  'src/summary/**',
+];
 
 export default defineConfig({
   manifestVersion: 3,
+  ...(forStore ? { outDirTemplate: '{{browser}}-mv{{manifestVersion}}-store' } : {}),
+  zip: {
+    // {{manifestVersion}} renders as "mv3": countersign-0.1.0-chrome-mv3.zip, ...-firefox-mv3.zip.
+    artifactTemplate: '{{name}}-{{packageVersion}}-{{browser}}-{{manifestVersion}}.zip',
+    sourcesTemplate: '{{name}}-{{packageVersion}}-{{browser}}-{{manifestVersion}}-sources.zip',
+    includeSources: SOURCE_FILES,
+    excludeSources: ['**/*.pem', '**/*.key', '**/*.crx', '**/*.zip', '**/*.xpi'],
+  },
+  hooks: {
+    'zip:start': () => {
+      // A zip made without COUNTERSIGN_STORE=1 would carry the manifest key, which the Chrome Web
+      // Store refuses: package through `npm run zip` only.
+      if (!forStore) throw new Error('packages are made by "npm run zip" (it sets COUNTERSIGN_STORE=1); not by "wxt zip" directly');
+    },
+  },
   manifest: ({ browser }) => ({
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',
     default_locale: 'en',
-    permissions: ['nativeMessaging', 'notifications', 'alarms'],
+    permissions: ['nativeMessaging', 'notifications', 'alarms', 'storage'],
     content_security_policy: {
       extension_pages: "default-src 'self'; script-src 'self'; object-src 'none'; img-src 'self'; connect-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     },

@@ -29,3 +29,27 @@ export { formatApprovalHeader } from '../protocol/approval-header';
 export { approvalMessage, approvalMeta, APPROVAL_META_KEY, type Approval } from '../protocol/approval';
 // Section 4: reading the operation out of what the Company returned.
 export { operationFromApiResponse, operationFromEvent, operationFromToolResult } from '../protocol/asking-for-approval';
+
+// Sending approvals (spec sections 2, 4, 6 and 7): the whole loop for one action, per interface.
+export {
+  performApi,
+  performConversation,
+  performTool,
+  type ApprovalCompanion,
+  type FindOutcome,
+  type FindOutcomeQuery,
+  type FoundOutcome,
+  type NotApprovedStatus,
+  type PerformApiInput,
+  type PerformCommon,
+  type PerformConversationInput,
+  type PerformProgress,
+  type PerformResult,
+  type PerformStep,
+  type PerformToolInput,
+  type RetryOptions,
+} from './perform';
+export { PERFORM_JOURNAL_FILE, PerformJournal, sharedPerformJournal, type PerformEntry, type PerformState, type StoredRequest } from './perform-journal';
+export type { ApiResponse } from './interfaces/api';
+export type { ConversationEvent, ConversationResponse } from './interfaces/conversation';
+export type { FetchLike } from './interfaces/common';

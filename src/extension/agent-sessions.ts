@@ -15,6 +15,7 @@ import {
 } from '../protocol/bridge';
 import { CountersignError, type ErrorCode } from '../protocol/errors';
 import type { AgentReply, ApprovalQueue } from './approval-queue';
+import type { AgentProblem } from './snapshot';
 import type { Store, StoredKeyPair } from './store';
 
 /**
@@ -66,8 +67,22 @@ export function wireJwk(jwk: JsonWebKey): BridgePublicJwk {
 export class AgentSessions {
   private readonly connections = new Map<string, Connection>();
   readonly pairings = new Map<string, PendingPairing>();
+  /** The latest reasons agents were turned away, newest last (memory only: a diagnosis, not state). */
+  readonly problems: AgentProblem[] = [];
 
   constructor(private readonly deps: SessionDeps) {}
+
+  authenticatedCount(): number {
+    let n = 0;
+    for (const c of this.connections.values()) if (c.stage === 'authenticated') n++;
+    return n;
+  }
+
+  private problem(kind: AgentProblem['kind'], agentName: string | undefined): void {
+    this.problems.push({ kind, agentName: agentName ?? 'unknown agent', at: Date.now() });
+    if (this.problems.length > 10) this.problems.shift();
+    this.deps.pairingsChanged();
+  }
 
   connected(conn: string): void {
     this.connections.set(conn, { conn, stage: 'new' });
@@ -132,6 +147,7 @@ export class AgentSessions {
         return;
       case 'hello': {
         if (!m.versions.includes(BRIDGE_PROTOCOL_VERSION)) {
+          this.problem('version', m.agent_name);
           this.send(c.conn, {
             type: 'error',
             v: BRIDGE_PROTOCOL_VERSION,
@@ -159,6 +175,7 @@ export class AgentSessions {
         c.challenge = undefined;
         if (!(await verifyAgentAuth(c.agentKey, fields, m.signature))) {
           c.stage = 'new';
+          this.problem('auth', c.agentName);
           throw new CountersignError('ERR_AUTH_FAILED', 'auth: the signature does not prove the agent key');
         }
         c.stage = 'authenticated';
@@ -205,6 +222,7 @@ export class AgentSessions {
       case 'approval_request': {
         const who = this.authenticated(c);
         const agent = await store.getAgent(who.agentThumbprint);
+        if (!agent || agent.revokedAt) this.problem(agent ? 'revoked' : 'unpaired', who.agentName);
         if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign: pair it first');
         if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
         const reply = await queue.receive(agent, c.conn, m);

@@ -32,7 +32,8 @@ export interface QueueDeps {
   /** Sends to one agent connection; false when that connection is gone. */
   send(conn: string, reply: AgentReply): boolean;
   /** Something changed that the badge, window or popup should show. */
-  changed(reason: 'new' | 'update'): void;
+  /** 'new': a prompt to announce; 'reask': the agent waits again on a prompt (show it, no second notification). */
+  changed(reason: 'new' | 'reask' | 'update'): void;
   now?: () => number;
 }
 
@@ -137,7 +138,7 @@ export class ApprovalQueue {
     const { store } = this.deps;
     if (existing.state === 'pending' || existing.state === 'held') {
       await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
-      this.deps.changed('update');
+      this.deps.changed(existing.state === 'pending' ? 'reask' : 'update');
       if (existing.state === 'held') {
         return { type: 'error', id: req.id, code: 'ERR_OUTCOME_PENDING', message: `operation ${existing.operationId}: an earlier approval has no known outcome yet` };
       }
@@ -265,7 +266,7 @@ export class ApprovalQueue {
 
   /** An agent connection went away: its prompts stay, marked, and wait for it to come back. */
   async disconnected(conn: string): Promise<void> {
-    for (const record of await this.deps.store.all()) {
+    for (const record of await this.deps.store.withConnection()) {
       if (record.conn === conn) await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
     }
     this.deps.changed('update');
@@ -273,8 +274,8 @@ export class ApprovalQueue {
 
   /** The bridge restarted: every connection id it gave is void. */
   async allDisconnected(): Promise<void> {
-    for (const record of await this.deps.store.all()) {
-      if (record.conn !== null) await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
+    for (const record of await this.deps.store.withConnection()) {
+      await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
     }
     this.deps.changed('update');
   }

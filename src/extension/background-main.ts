@@ -4,11 +4,17 @@ import { AgentSessions } from './agent-sessions';
 import { showApprovalWindow, APPROVE_PAGE } from './approval-window';
 import { signRecord, extensionKey } from './keys';
 import { NativePort } from './native-port';
-import { APPROVE_DELAY_MS, pageMessage, type VersionAnswer } from './runtime-messages';
-import { splitRecords, type Snapshot } from './snapshot';
+import { APPROVE_DELAY_MS, DEFAULT_SETTINGS, pageMessage, settingsSchema, type Settings, type VersionAnswer } from './runtime-messages';
+import { toView } from './snapshot';
+import { ACTIVE_STATES, isActive, viewsOf, type Snapshot } from './snapshot';
+import type { ApprovalRecord } from './store';
 import { Store } from './store';
 import { BRIDGE_PROTOCOL_VERSION, type BridgeToExtensionMessage } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
+
+/** Decided approvals shown in the popup and sent with each snapshot. */
+const HISTORY_SIZE = 20;
+const OPTIONS_PAGE = '/options.html' as const;
 
 interface Services {
   store: Store;
@@ -55,6 +61,7 @@ export function startBackground(): void {
       changed: (reason) => {
         scheduleBroadcast();
         if (reason === 'new') void announce();
+        if (reason === 'reask') void showApprovalWindow();
       },
     });
     sessions = new AgentSessions({
@@ -96,10 +103,20 @@ export function startBackground(): void {
 
   async function snapshot(): Promise<Snapshot> {
     const s = await init();
-    const records = await s.store.all();
+    const active = await s.store.inStates(ACTIVE_STATES);
+    const previous = new Map<string, ApprovalRecord>();
+    for (const r of active) {
+      if (!r.previousKey) continue;
+      const p = await s.store.get(r.previousKey);
+      if (p) previous.set(p.key, p);
+    }
     return {
       bridge: s.port.state,
-      ...splitRecords(records),
+      bridgeError: s.port.state === 'down' ? s.port.lastError : null,
+      agentsConnected: s.sessions.authenticatedCount(),
+      problems: [...s.sessions.problems],
+      browserFamily: browser.runtime.getURL('/').startsWith('moz-extension:') ? 'firefox' : 'chromium',
+      ...viewsOf(active, await s.store.newest(HISTORY_SIZE, (r) => !isActive(r)), previous),
       pairings: [...s.sessions.pairings.values()]
         .filter((p) => p.code)
         .map((p) => ({ pairingId: p.pairingId, agentName: p.agentName, code: p.code!, requestedAt: p.requestedAt })),
@@ -135,7 +152,7 @@ export function startBackground(): void {
     const s = await init();
     const newest = (await s.store.byState('pending')).sort((a, b) => b.createdAt - a.createdAt)[0];
     await showApprovalWindow();
-    if (newest) {
+    if (newest && (await settings()).notifications) {
       // The notification names the Company only; the terms are shown in the trusted window.
       await browser.notifications
         .create('countersign-approval', {
@@ -146,6 +163,12 @@ export function startBackground(): void {
         })
         .catch(() => undefined);
     }
+  }
+
+  async function settings(): Promise<Settings> {
+    const stored = await browser.storage.local.get('settings').catch(() => ({}) as Record<string, unknown>);
+    const parsed = settingsSchema.safeParse((stored as { settings?: unknown }).settings);
+    return parsed.success ? parsed.data : DEFAULT_SETTINGS;
   }
 
   browser.notifications.onClicked.addListener(() => void showApprovalWindow());
@@ -170,7 +193,7 @@ export function startBackground(): void {
     }));
   });
 
-  function isOwnPage(url: string | undefined, page?: typeof APPROVE_PAGE): boolean {
+  function isOwnPage(url: string | undefined, page?: typeof APPROVE_PAGE | typeof OPTIONS_PAGE): boolean {
     if (!url) return false;
     return url.startsWith(page ? browser.runtime.getURL(page) : browser.runtime.getURL('/'));
   }
@@ -179,7 +202,7 @@ export function startBackground(): void {
     const s = await init();
     switch (m.type) {
       case 'countersign/snapshot':
-        return snapshot();
+        return { ...(await snapshot()), settings: await settings() };
       case 'countersign/open-window':
         await showApprovalWindow();
         return { ok: true };
@@ -199,8 +222,19 @@ export function startBackground(): void {
         return { ok: true };
       case 'countersign/decline-all':
         return { declined: await s.queue.declineAll() };
+      case 'countersign/history': {
+        const q = m.query.trim().toLowerCase();
+        const match = (r: ApprovalRecord) =>
+          !q || [r.company.name, r.company.origin, r.operation.summary, r.operationId, r.revision, r.state, r.agentName].some((f) => f.toLowerCase().includes(q));
+        return (await s.store.newest(m.limit, (r) => !isActive(r) && match(r))).map((r) => toView(r));
+      }
+      case 'countersign/export':
+        return { exportedAt: new Date().toISOString(), approvals: await s.store.all(), agents: await s.store.agents(), audit: await s.store.auditLog() };
+      case 'countersign/settings-set':
+        await browser.storage.local.set({ settings: m.settings });
+        return { ok: true, settings: m.settings };
       case 'countersign/pair-answer':
-        if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'pairing is confirmed in the approval window');
+        if (!isOwnPage(senderUrl, APPROVE_PAGE) && !isOwnPage(senderUrl, OPTIONS_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'pairing is confirmed in Countersign\'s own pages');
         await s.sessions.answerPairing(m.pairingId, m.confirmed);
         return { ok: true };
       case 'countersign/revoke-agent': {
@@ -217,7 +251,12 @@ export function startBackground(): void {
   browser.alarms?.create('countersign-expiry', { periodInMinutes: 1 });
   browser.alarms?.onAlarm.addListener(() => void init().then((s) => s.queue.expireDue()));
   setInterval(() => void init().then((s) => s.queue.expireDue()), 5000);
-  browser.runtime.onStartup.addListener(() => void init());
+  // After a browser restart, approvals still waiting come back in front of the person.
+  browser.runtime.onStartup.addListener(() =>
+    void init().then(async (s) => {
+      if ((await s.store.byState('pending')).length > 0) await showApprovalWindow();
+    }),
+  );
   browser.runtime.onInstalled.addListener(() => void init());
   void init();
 }

@@ -41,7 +41,19 @@ export const pairAnswerMessage = z
 export const revokeAgentMessage = z.object({ type: z.literal('countersign/revoke-agent'), thumbprint: key }).strict();
 export const openWindowMessage = z.object({ type: z.literal('countersign/open-window') }).strict();
 
+export const historyQuery = z.object({ type: z.literal('countersign/history'), query: z.string().max(200), limit: z.number().int().min(1).max(1000) }).strict();
+export const exportQuery = z.object({ type: z.literal('countersign/export') }).strict();
+
+/** Settings the person can change. Nothing here can approve: no "always allow", ever (DESIGN.md). */
+export const settingsSchema = z.object({ notifications: z.boolean() }).strict();
+export type Settings = z.infer<typeof settingsSchema>;
+export const DEFAULT_SETTINGS: Settings = { notifications: true };
+export const settingsSetMessage = z.object({ type: z.literal('countersign/settings-set'), settings: settingsSchema }).strict();
+
 export const pageMessage = z.discriminatedUnion('type', [
+  historyQuery,
+  exportQuery,
+  settingsSetMessage,
   versionQuery,
   decideMessage,
   withdrawMessage,

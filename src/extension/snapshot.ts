@@ -27,8 +27,21 @@ export interface PairingView {
   requestedAt: number;
 }
 
+/** Why an agent could not use Countersign, for the popup's "what to do" list. */
+export interface AgentProblem {
+  kind: 'unpaired' | 'revoked' | 'version' | 'auth';
+  agentName: string;
+  at: number;
+}
+
 export interface Snapshot {
   bridge: 'up' | 'down';
+  /** The browser's reason when the bridge is down ("Specified native messaging host not found." …). */
+  bridgeError: string | null;
+  /** Agents connected and proven right now. */
+  agentsConnected: number;
+  problems: AgentProblem[];
+  browserFamily: 'chromium' | 'firefox';
   /** Waiting for the User (pending), or approved and not yet sent (withdrawable), or held. */
   active: ApprovalView[];
   /** The latest decided ones, newest first. */
@@ -39,7 +52,12 @@ export interface Snapshot {
   extensionKeyThumbprint: string | null;
 }
 
-const ACTIVE: ReadonlySet<ApprovalRecord['state']> = new Set(['pending', 'held', 'approved', 'sent', 'unknown']);
+export const ACTIVE_STATES = ['pending', 'held', 'approved', 'sent', 'unknown'] as const;
+const ACTIVE: ReadonlySet<ApprovalRecord['state']> = new Set(ACTIVE_STATES);
+
+export function isActive(record: Pick<ApprovalRecord, 'state'>): boolean {
+  return ACTIVE.has(record.state);
+}
 
 export function toView(record: ApprovalRecord, previous?: ApprovalRecord): ApprovalView {
   return {
@@ -58,14 +76,14 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
   };
 }
 
-export function splitRecords(records: ApprovalRecord[], historySize = 50): Pick<Snapshot, 'active' | 'history'> {
-  const byKey = new Map(records.map((r) => [r.key, r]));
-  const view = (r: ApprovalRecord) => toView(r, r.previousKey ? byKey.get(r.previousKey) : undefined);
-  const active = records.filter((r) => ACTIVE.has(r.state)).sort((a, b) => a.createdAt - b.createdAt).map(view);
-  const history = records
-    .filter((r) => !ACTIVE.has(r.state))
-    .sort((a, b) => b.updatedAt - a.updatedAt)
-    .slice(0, historySize)
-    .map(view);
-  return { active, history };
+/**
+ * Views of the active records (oldest first: the order they were asked in) and the history
+ * (newest first). `previous` supplies the revision a record replaced, for "what changed".
+ */
+export function viewsOf(active: ApprovalRecord[], history: ApprovalRecord[], previous: Map<string, ApprovalRecord>): Pick<Snapshot, 'active' | 'history'> {
+  const view = (r: ApprovalRecord) => toView(r, r.previousKey ? previous.get(r.previousKey) : undefined);
+  return {
+    active: [...active].sort((a, b) => a.createdAt - b.createdAt).map(view),
+    history: history.map((r) => toView(r)),
+  };
 }

@@ -78,7 +78,7 @@ interface CountersignDB extends DBSchema {
   approvals: {
     key: string;
     value: ApprovalRecord;
-    indexes: { 'by-state': ApprovalState; 'by-operation': [string, string] };
+    indexes: { 'by-state': ApprovalState; 'by-operation': [string, string]; 'by-updated': number };
   };
   agents: { key: string; value: PairedAgent };
   keys: { key: string; value: StoredKeyPair };
@@ -100,6 +100,7 @@ export class Store {
         const approvals = db.createObjectStore('approvals', { keyPath: 'key' });
         approvals.createIndex('by-state', 'state');
         approvals.createIndex('by-operation', ['agent', 'operationId']);
+        approvals.createIndex('by-updated', 'updatedAt');
         db.createObjectStore('agents', { keyPath: 'thumbprint' });
         db.createObjectStore('keys', { keyPath: 'name' });
         db.createObjectStore('audit', { keyPath: 'id', autoIncrement: true });
@@ -126,6 +127,31 @@ export class Store {
 
   all(): Promise<ApprovalRecord[]> {
     return this.db.getAll('approvals');
+  }
+
+  /** Records in any of `states`, through the state index (never a scan of the whole history). */
+  async inStates(states: readonly ApprovalState[]): Promise<ApprovalRecord[]> {
+    const lists = await Promise.all(states.map((s) => this.byState(s)));
+    return lists.flat();
+  }
+
+  /**
+   * The newest records first, skipping those `skip` rejects, until `limit` are found: reads only
+   * as far back as needed, so a popup over 100,000 records costs what it costs over 100.
+   */
+  async newest(limit: number, keep: (r: ApprovalRecord) => boolean = () => true): Promise<ApprovalRecord[]> {
+    const out: ApprovalRecord[] = [];
+    let cursor = await this.db.transaction('approvals').store.index('by-updated').openCursor(null, 'prev');
+    while (cursor && out.length < limit) {
+      if (keep(cursor.value)) out.push(cursor.value);
+      cursor = await cursor.continue();
+    }
+    return out;
+  }
+
+  /** Connection ids are only meaningful to the bridge that gave them. */
+  async withConnection(): Promise<ApprovalRecord[]> {
+    return (await this.inStates(['pending', 'held', 'approved', 'sent', 'unknown'])).filter((r) => r.conn !== null);
   }
 
   /** Adds a new revision; refuses to overwrite one that exists (idempotent re-asks are the caller's). */

@@ -39,4 +39,4 @@ export {
   type OriginWarningCode,
 } from './origin.ts';
 export { ALLOWED_TAGS, type WindowLike } from './sanitize.ts';
-export { DISABLED_CONSTRUCTS, ENABLED_CONSTRUCTS } from './markdown.ts';
+export { DISABLED_CONSTRUCTS, ENABLED_CONSTRUCTS, STRUCTURE_LIMITS } from './markdown.ts';

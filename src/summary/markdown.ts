@@ -82,12 +82,106 @@ export function normalizeLineEndings(markdown: string): string {
 }
 
 /**
+ * Structure a summary may have before the rest of its markers are shown as typed. micromark's
+ * emphasis resolution and its list containers cost more than linear time in the number of
+ * delimiter runs and in nesting depth: 20,000 characters of "- - - - …" take seconds there and
+ * minutes through DOMPurify, so the display limit alone does not keep the window responsive.
+ * These bounds are far above any honest summary (the seed's has no marker at all) and keep
+ * every input linear. Beyond them a marker gets a backslash escape: its character still
+ * shows, it just formats nothing, and no text is lost.
+ */
+export const STRUCTURE_LIMITS = {
+  /** Runs of `*` or `_` (each is a possible emphasis delimiter, or part of an ID like ord_7Hk2). */
+  emphasisRuns: 500,
+  /** List markers in a row at the start of one line ("- - 1. x" is three nested lists). */
+  listMarkersPerLine: 4,
+  /** List markers in the whole summary. */
+  listItems: 1_000,
+  /** Columns of leading white space (tabs to multiples of 4): nesting by indentation. */
+  indentColumns: 32,
+} as const;
+
+const LIST_MARKER = /(?:[-+*]|\d{1,9}[.)])(?=[ \t]|$)[ \t]*/y;
+const SPECIAL = /[\\*_]/g;
+const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
+
+/** Bounds a summary's structure (see `STRUCTURE_LIMITS`); linear in its length. Expects LF line endings. */
+export function limitStructure(markdown: string): { markdown: string; limited: boolean } {
+  const out: string[] = [];
+  let runs = 0;
+  let items = 0;
+  let limited = false;
+  const lines = markdown.split('\n');
+  lines.forEach((line, lineIndex) => {
+    if (lineIndex > 0) out.push('\n');
+    // Leading white space: capped, so nesting by indentation is capped.
+    let at = 0;
+    let columns = 0;
+    while (at < line.length && (line[at] === ' ' || line[at] === '\t')) {
+      columns = line[at] === '\t' ? columns + 4 - (columns % 4) : columns + 1;
+      at += 1;
+    }
+    if (columns > STRUCTURE_LIMITS.indentColumns) {
+      out.push(' '.repeat(STRUCTURE_LIMITS.indentColumns));
+      limited = true;
+    } else {
+      out.push(line.slice(0, at));
+    }
+    // List markers at the start of the line; the first one over a limit is escaped, which
+    // also ends the chain (what follows is paragraph text).
+    let inRow = 0;
+    LIST_MARKER.lastIndex = at;
+    for (let m = LIST_MARKER.exec(line); m !== null; m = LIST_MARKER.exec(line)) {
+      inRow += 1;
+      items += 1;
+      if (inRow > STRUCTURE_LIMITS.listMarkersPerLine || items > STRUCTURE_LIMITS.listItems) {
+        const marker = m[0].trimEnd();
+        out.push(`${marker.slice(0, -1)}\\${marker.slice(-1)}`, m[0].slice(marker.length));
+        limited = true;
+        at = LIST_MARKER.lastIndex;
+        break;
+      }
+      out.push(m[0]);
+      at = LIST_MARKER.lastIndex;
+    }
+    // Emphasis delimiter runs in the rest of the line; escapes are skipped as CommonMark does.
+    SPECIAL.lastIndex = at;
+    for (let m = SPECIAL.exec(line); m !== null; m = SPECIAL.exec(line)) {
+      const start = m.index;
+      out.push(line.slice(at, start));
+      const ch = line[start]!;
+      if (ch === '\\') {
+        const next = line[start + 1];
+        at = next !== undefined && ASCII_PUNCTUATION.test(next) ? start + 2 : start + 1;
+        out.push(line.slice(start, at));
+      } else {
+        let end = start + 1;
+        while (line[end] === ch) end += 1;
+        runs += 1;
+        if (runs > STRUCTURE_LIMITS.emphasisRuns) {
+          out.push(`\\${ch}`.repeat(end - start));
+          limited = true;
+        } else {
+          out.push(line.slice(start, end));
+        }
+        at = end;
+      }
+      SPECIAL.lastIndex = at;
+    }
+    out.push(line.slice(at));
+  });
+  return { markdown: limited ? out.join('') : markdown, limited };
+}
+
+/**
  * Markdown to HTML that holds only `p`, `em`, `strong`, `ul`, `ol` (with a numeric `start`)
  * and `li`, with all text HTML-encoded and hidden characters shown as tokens. The first wall:
- * callers show it only after the second (`sanitize.ts`).
+ * callers show it only after the second (`sanitize.ts`). `limited` says some markers were
+ * shown as typed because of `STRUCTURE_LIMITS`.
  */
-export function markdownToAllowListedHtml(markdown: string): string {
-  return micromark(normalizeLineEndings(markdown), { extensions: [syntax], htmlExtensions: [html] });
+export function markdownToAllowListedHtml(markdown: string): { html: string; limited: boolean } {
+  const bounded = limitStructure(normalizeLineEndings(markdown));
+  return { html: micromark(bounded.markdown, { extensions: [syntax], htmlExtensions: [html] }), limited: bounded.limited };
 }
 
 /** micromark encodes exactly these four; the tags it writes have no other `>` or `<`. */

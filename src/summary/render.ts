@@ -37,6 +37,11 @@ export interface SummaryReport {
   totalLength: number;
   /** Elements or attributes the second wall removed: 0 unless the first wall failed. */
   sanitizerRemovals: number;
+  /**
+   * More emphasis or list markers, or deeper nesting, than `STRUCTURE_LIMITS` allow: the rest
+   * of the markers show as typed (all text is still there). Worth a word in the window.
+   */
+  formattingLimited: boolean;
 }
 
 export interface SummaryHtml extends SummaryReport {
@@ -83,7 +88,7 @@ function firstWall(markdown: string, options: Pick<SummaryOptions, 'limit' | 'sh
     throw new CountersignError('ERR_INPUT_INVALID', 'A summary must be a string.');
   }
   const { shown, truncated } = cutSummary(markdown, options.showAll === true ? Infinity : options.limit);
-  return { shown, truncated, html: markdownToAllowListedHtml(shown) };
+  return { shown, truncated, ...markdownToAllowListedHtml(shown) };
 }
 
 function reportOf(markdown: string, wall: ReturnType<typeof firstWall>): Omit<SummaryReport, 'sanitizerRemovals'> {
@@ -92,6 +97,7 @@ function reportOf(markdown: string, wall: ReturnType<typeof firstWall>): Omit<Su
     truncated: wall.truncated,
     shownLength: wall.shown.length,
     totalLength: markdown.length,
+    formattingLimited: wall.limited,
   };
 }
 

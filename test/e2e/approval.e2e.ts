@@ -187,3 +187,69 @@ test('a service-worker stop loses nothing and duplicates nothing: the pending ap
   await page.locator('#approve').click();
   expect((await again).status).toBe('approved');
 });
+
+test('killing the bridge mid-approval: the extension reconnects and nothing is lost or doubled', async () => {
+  const op = freshOperation();
+  const pending = ask(agent, op);
+  const page = await stack.approvalWindow();
+  await showing(page, op.operation_id);
+  stack.killBridge();
+  expect((await pending).status).toBe('unavailable');
+  await agent.close();
+  await expect(page.locator('#bridge-down')).toBeVisible();
+  // The background reconnects with backoff and a new bridge replaces the dead socket.
+  await expect(page.locator('#bridge-down')).toBeHidden({ timeout: 10_000 });
+  agent = await stack.agent('Desk agent');
+  const again = ask(agent, op);
+  expect(await activeCount(op.operation_id)).toBe(1);
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 5000 });
+  await page.locator('#approve').click();
+  expect((await again).status).toBe('approved');
+});
+
+test('restarting the browser with a pending approval: it is still pending, once', async () => {
+  const op = freshOperation();
+  const pending = ask(agent, op);
+  await showing(await stack.approvalWindow(), op.operation_id);
+  await stack.restartBrowser();
+  expect((await pending).status).toBe('unavailable');
+  await agent.close();
+  agent = await stack.agent('Desk agent');
+  const again = ask(agent, op);
+  const page = await stack.approvalWindow();
+  await showing(page, op.operation_id);
+  expect(await activeCount(op.operation_id)).toBe(1);
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 5000 });
+  await page.locator('#approve').click();
+  expect((await again).status).toBe('approved');
+});
+
+test('revoking an agent in the options page: its next request is refused with a typed error', async () => {
+  const temp = await stack.pairedAgent('Temporary agent');
+  const options = await stack.extensionPage('/options.html');
+  const revoke = options.getByRole('button', { name: 'Revoke Temporary agent' });
+  await revoke.click();
+  await expect(revoke).toBeHidden();
+  await expect(ask(temp, freshOperation())).rejects.toMatchObject({ code: 'ERR_AGENT_REVOKED' });
+  const popup = await stack.extensionPage('/popup.html');
+  await expect(popup.getByTestId('diagnosis')).toContainText('“Temporary agent” was revoked');
+  await temp.close();
+  await options.close();
+  await popup.close();
+});
+
+test('accessibility (axe) of the approval window, popup and options: 0 violations; a screenshot of the jacket exchange', async () => {
+  const { default: AxeBuilder } = await import('@axe-core/playwright');
+  const op = jacketOperation('rev1', 10 * 60_000);
+  const pending = ask(agent, op);
+  const page = await stack.approvalWindow();
+  await showing(page, op.operation_id);
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await page.screenshot({ path: 'test-results/approval-window-jacket-exchange.png', fullPage: true });
+  for (const target of [page, await stack.extensionPage('/popup.html'), await stack.extensionPage('/options.html')]) {
+    const result = await new AxeBuilder({ page: target }).analyze();
+    expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), target.url()).toEqual([]);
+  }
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+});

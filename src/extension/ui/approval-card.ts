@@ -30,10 +30,11 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   const originLine = el('p', undefined, 'origin');
   originLine.append(el('span', `${t('companyOrigin')}: `, 'label'));
   if (origin) {
+    // The registrable domain is the part that says who this is: bold, and never elided.
+    originLine.append(el('span', `${origin.scheme}://`, 'scheme'));
     if (origin.subdomain) originLine.append(el('span', `${origin.subdomain}.`, 'subdomain'));
     originLine.append(el('strong', origin.registrableDomain, 'registrable'));
     if (origin.port) originLine.append(el('span', `:${origin.port}`, 'port'));
-    originLine.prepend(el('span', `${origin.scheme}://`, 'scheme'));
   } else {
     originLine.append(el('strong', view.company.origin, 'registrable'));
   }

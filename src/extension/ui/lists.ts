@@ -38,23 +38,24 @@ export function renderApprovalList(doc: Document, views: ApprovalView[], t: Tran
   return list;
 }
 
-export function renderAgents(doc: Document, snapshot: Snapshot, onRevoke: (thumbprint: string) => void): HTMLTableElement {
+export function renderAgents(doc: Document, snapshot: Snapshot, onRevoke: (thumbprint: string) => void, t: Translate): HTMLTableElement {
   const table = doc.createElement('table');
   for (const agent of snapshot.agents) {
     const row = doc.createElement('tr');
     const name = doc.createElement('td');
     name.textContent = agent.name;
     const key = doc.createElement('td');
-    key.textContent = agent.thumbprint.slice(0, 16);
-    key.title = agent.thumbprint;
+    // The full RFC 7638 thumbprint, grouped for reading aloud against the agent's own display.
+    key.textContent = agent.thumbprint.match(/.{1,4}/g)!.join(' ');
+    key.setAttribute('aria-label', `${t('keyFingerprint')}: ${agent.thumbprint}`);
     const when = doc.createElement('td');
-    when.textContent = agent.revokedAt ? `revoked ${new Date(agent.revokedAt).toLocaleString()}` : new Date(agent.pairedAt).toLocaleString();
+    when.textContent = agent.revokedAt ? t('revokedOn', new Date(agent.revokedAt).toLocaleString()) : new Date(agent.pairedAt).toLocaleString();
     const action = doc.createElement('td');
     if (!agent.revokedAt) {
       const revoke = doc.createElement('button');
       revoke.type = 'button';
-      revoke.textContent = 'Revoke';
-      revoke.setAttribute('aria-label', `Revoke ${agent.name}`);
+      revoke.textContent = t('revoke');
+      revoke.setAttribute('aria-label', t('revokeLabel', agent.name));
       revoke.addEventListener('click', () => onRevoke(agent.thumbprint));
       action.append(revoke);
     }

@@ -30,21 +30,21 @@ export class Stack {
     return join(this.root, 'profile');
   }
 
-  static async start(): Promise<Stack> {
+  static async start(options: { installBridge?: boolean } = {}): Promise<Stack> {
     const { root, env } = await privateHome();
     const stack = new Stack(root, env);
     await mkdir(join(stack.profile, 'Default'), { recursive: true });
     await writeFile(join(stack.profile, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }));
     // The installer under test writes the host manifest and the launcher.
-    execFileSync(process.execPath, [resolve('dist/countersign-bridge.mjs'), 'install', '--browser', 'chromium', '--user-data-dir', stack.profile], {
+    if (options.installBridge !== false) execFileSync(process.execPath, [resolve('dist/countersign-bridge.mjs'), 'install', '--browser', 'chromium', '--user-data-dir', stack.profile], {
       env: { ...process.env, ...env },
       stdio: 'pipe',
     });
-    await stack.launch();
+    await stack.launch(options.installBridge !== false);
     return stack;
   }
 
-  async launch(): Promise<void> {
+  async launch(waitForBridge = true): Promise<void> {
     this.context = await chromium.launchPersistentContext(this.profile, {
       executablePath: CHROMIUM_PATH,
       headless: true,
@@ -52,7 +52,26 @@ export class Stack {
       args: [...FLAGS, `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`],
     });
     this.worker = this.context.serviceWorkers()[0] ?? (await this.context.waitForEvent('serviceworker'));
-    await this.socket();
+    if (waitForBridge) await this.socket();
+  }
+
+  /** Closes the browser and starts it again on the same profile (IndexedDB and keys kept). */
+  async restartBrowser(): Promise<void> {
+    await this.context.close();
+    await rm(join(this.env.XDG_RUNTIME_DIR, 'countersign'), { recursive: true, force: true });
+    await this.launch();
+  }
+
+  /** Kills the bridge process the browser started (SIGKILL: no goodbye to anyone). */
+  killBridge(): void {
+    execFileSync('pkill', ['-KILL', '-f', `${this.root}/.*countersign-bridge\.mjs`], { stdio: 'ignore' });
+  }
+
+  /** An extension page opened in a tab (popup.html, options.html). */
+  async extensionPage(path: string): Promise<Page> {
+    const page = await this.context.newPage();
+    await page.goto(new URL(path, this.worker.url()).href);
+    return page;
   }
 
   socket(timeoutMs?: number): Promise<string> {
