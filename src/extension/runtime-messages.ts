@@ -65,5 +65,4 @@ export const pageMessage = z.discriminatedUnion('type', [
 ]);
 export type PageMessage = z.infer<typeof pageMessage>;
 
-/** The smallest time an item must be visible and focused before Approve counts (issue 5). */
-export const APPROVE_DELAY_MS = 1000;
+export { APPROVE_DELAY_MS } from './constants';

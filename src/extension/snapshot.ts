@@ -1,3 +1,4 @@
+import { displayOrigin, type DisplayOrigin } from '../summary/origin.ts';
 import type { ApprovalRecord, PairedAgent } from './store';
 
 /**
@@ -10,6 +11,11 @@ export interface ApprovalView {
   agentName: string;
   agentConnected: boolean;
   company: ApprovalRecord['company'];
+  /**
+   * The Company's origin prepared for display (registrable domain, IDN policy), computed in the
+   * background so the approval window does not carry the Public Suffix List.
+   */
+  origin: DisplayOrigin | null;
   operation: ApprovalRecord['operation'];
   /** The revision this one replaced, for "what changed". */
   previous?: ApprovalRecord['operation'];
@@ -59,6 +65,14 @@ export function isActive(record: Pick<ApprovalRecord, 'state'>): boolean {
   return ACTIVE.has(record.state);
 }
 
+function safeOrigin(url: string): DisplayOrigin | null {
+  try {
+    return displayOrigin(url);
+  } catch {
+    return null;
+  }
+}
+
 export function toView(record: ApprovalRecord, previous?: ApprovalRecord): ApprovalView {
   return {
     key: record.key,
@@ -66,6 +80,7 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
     agentName: record.agentName,
     agentConnected: record.agentConnected,
     company: record.company,
+    origin: safeOrigin(record.company.origin),
     operation: record.operation,
     ...(previous ? { previous: previous.operation } : {}),
     request: record.request,

@@ -1,5 +1,9 @@
-import { renderSummaryView, inspectText, displayOrigin } from '../../summary';
-import { reviewTerms, diffRevisions } from '../../review';
+// Imported by file, not through the folders' index: the window's bundle must not pull in what it
+// does not use (the origin module's Public Suffix List is the background's job).
+import { renderSummaryView } from '../../summary/render.ts';
+import { inspectText } from '../../summary/text-inspection.ts';
+import { reviewTerms } from '../../review/terms.ts';
+import { diffRevisions } from '../../review/diff.ts';
 import type { ApprovalView } from '../snapshot';
 
 /** `browser.i18n.getMessage`, injected so the card renders in tests without a browser. */
@@ -22,7 +26,7 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
 
   // Who: the Company's name (made visible character by character) and the origin the agent resolved.
   const name = inspectText(view.company.name, { singleLine: true });
-  const origin = safeOrigin(view.company.origin);
+  const origin = view.origin;
   const heading = el('h1', t('approveHeading', name.display));
   heading.id = 'company-heading';
   heading.tabIndex = -1;
@@ -111,14 +115,6 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   card.append(el('h2', t('whoHeading')));
   card.append(el('p', isSignedIn(view.session) ? t('whoAccount') : t('whoThisSession')));
   return card;
-}
-
-function safeOrigin(url: string): ReturnType<typeof displayOrigin> | null {
-  try {
-    return displayOrigin(url);
-  } catch {
-    return null;
-  }
 }
 
 function flatten(value: unknown, prefix = ''): Array<[string, string]> {

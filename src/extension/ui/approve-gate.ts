@@ -1,4 +1,4 @@
-import { APPROVE_DELAY_MS } from '../runtime-messages';
+import { APPROVE_DELAY_MS } from '../constants';
 
 /**
  * Approve counts only after the window has been visible and focused for a moment, and the

@@ -1,0 +1,131 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Companion } from '../../../src/agent/index';
+import { isOutcomeOpen } from '../../../src/extension/approval-state';
+import type { ApprovalRecord } from '../../../src/extension/store';
+import { DirectExtension, FakeExtension } from '../../agent/harness';
+
+/**
+ * The real companion side for the conformance and chaos suites: the SDK's Companion, through the
+ * real bridge process (FakeExtension) or an in-process socket (DirectExtension), to the real
+ * extension services (ApprovalQueue, Store over fake-indexeddb, Ed25519 decisions). Only the
+ * person is simulated: `Person` watches the extension's pending prompts, as the approval window
+ * shows them, and answers each with a policy, as a click would.
+ */
+
+export type Choice = 'approve' | 'decline' | 'withdraw' | 'wait';
+
+export interface SeenPrompt {
+  key: string;
+  agent: string;
+  operationId: string;
+  revision: string;
+  record: ApprovalRecord;
+  /** Revisions of the same operation whose outcome was open when this prompt appeared (section 7: must be none). */
+  openSiblings: string[];
+}
+
+export class Person {
+  readonly prompts: SeenPrompt[] = [];
+  private readonly seen = new Set<string>();
+  private running = true;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly ext: DirectExtension | FakeExtension,
+    public policy: (record: ApprovalRecord) => Choice = () => 'approve',
+    private readonly pollMs = 2,
+  ) {
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const pending = await this.ext.store.byState('pending');
+      for (const record of pending) {
+        if (!this.seen.has(record.key)) {
+          this.seen.add(record.key);
+          const siblings = await this.ext.store.byOperation(record.agent, record.operationId);
+          this.prompts.push({
+            key: record.key,
+            agent: record.agent,
+            operationId: record.operationId,
+            revision: record.revision,
+            record,
+            openSiblings: siblings.filter((s) => s.revision !== record.revision && isOutcomeOpen(s.state)).map((s) => s.revision),
+          });
+        }
+        const choice = this.policy(record);
+        if (choice === 'wait') continue;
+        try {
+          if (choice === 'decline') await this.ext.queue.decide(record.key, 'decline');
+          else {
+            await this.ext.queue.decide(record.key, 'approve');
+            if (choice === 'withdraw') await this.ext.queue.withdraw(record.key);
+          }
+        } catch {
+          // Superseded or expired meanwhile: the window would have closed.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.pollMs));
+    }
+  }
+
+  promptsFor(operationId: string): SeenPrompt[] {
+    return this.prompts.filter((p) => p.operationId === operationId);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+}
+
+export interface Agents {
+  ext: DirectExtension | FakeExtension;
+  /** A new paired Companion in a fresh config folder. */
+  paired(options?: { ackWindowMs?: number }): Promise<Companion>;
+  /** A Companion on an existing config folder (a restarted agent). */
+  reconnect(configDir: string, options?: { ackWindowMs?: number }): Promise<Companion>;
+  dispose(): Promise<void>;
+}
+
+let seq = 0;
+
+/** The extension side and a way to make paired agents. `bridge: true` runs the real bridge process. */
+export async function startAgents(options: { bridge: boolean }): Promise<Agents> {
+  const ext = options.bridge ? await FakeExtension.start() : await DirectExtension.start();
+  const companions: Companion[] = [];
+  const dirs: string[] = [];
+  const connect = async (configDir: string, ackWindowMs = 5): Promise<Companion> => {
+    const companion = await Companion.connect({ agentName: `Perform agent ${++seq}`, configDir, socketPath: ext.socketPath, ackWindowMs });
+    companions.push(companion);
+    return companion;
+  };
+  return {
+    ext,
+    async paired(opts = {}) {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'csc-'));
+      dirs.push(dir);
+      const companion = await connect(path.join(dir, 'agent'), opts.ackWindowMs);
+      const pairing = await companion.pair();
+      for (;;) {
+        const shown = [...ext.sessions.pairings.values()].find((p) => p.code === pairing.code);
+        if (shown !== undefined) {
+          await ext.sessions.answerPairing(shown.pairingId, true);
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await pairing.confirmed;
+      return companion;
+    },
+    reconnect: (configDir, opts = {}) => connect(configDir, opts.ackWindowMs),
+    async dispose() {
+      for (const companion of companions) await companion.close().catch(() => undefined);
+      await ext.dispose();
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
