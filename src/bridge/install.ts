@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../extension/manifest-key';
 import { NATIVE_HOST_NAME } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
-import { BROWSER_IDS, browserFamily, browserLocation, customProfileManifestPath, dataDir, pathApi, type BrowserId } from './browsers';
+import { BROWSER_IDS, FLATPAK_APPS, browserFamily, browserLocation, customProfileManifestPath, dataDir, detectSandboxed, flatpakManifestPath, installedBrowsers, pathApi, type BrowserId } from './browsers';
 import type { Platform, SystemContext } from './system';
 
 /**
@@ -101,6 +101,8 @@ const recordEntrySchema = z.object({
   manifest: z.string().min(1),
   registry_key: z.string().min(1).optional(),
   user_data_dir: z.string().min(1).optional(),
+  /** Written into this Flatpak app's own home (install --flatpak). */
+  flatpak_app: z.string().min(1).optional(),
   extension_id: z.string().min(1),
   /** Folders install created for this manifest (absent before), outermost first. */
   created_dirs: z.array(z.string()),
@@ -149,6 +151,12 @@ export interface InstallOptions {
   extensionId?: string;
   /** Point the launcher at the running bundle instead of copying it (development). */
   link?: boolean;
+  /**
+   * Linux: write into the Flatpak browsers' own homes (~/.var/app/<id>/...) instead of the
+   * native locations; with 'all', every Flatpak browser found. The sandbox must also be opened
+   * to the bridge (`flatpak override`, which doctor prints): install does not loosen a sandbox.
+   */
+  flatpak?: boolean;
 }
 
 export interface InstalledEntry {
@@ -156,6 +164,7 @@ export interface InstalledEntry {
   manifest: string;
   registryKey?: string;
   userDataDir?: string;
+  flatpakApp?: string;
   extensionId: string;
 }
 
@@ -163,6 +172,8 @@ export interface InstallReport {
   launcher: string;
   bundle: string;
   entries: InstalledEntry[];
+  /** What install saw but did not do, for the person running it (Snap and Flatpak browsers). */
+  notes: string[];
 }
 
 interface Target {
@@ -170,6 +181,7 @@ interface Target {
   manifestPath: string;
   registryKey?: string;
   userDataDir?: string;
+  flatpakApp?: string;
   extensionId: string;
 }
 
@@ -208,6 +220,7 @@ function resolveTargets(ctx: InstallContext, options: InstallOptions): Target[] 
       throw new CountersignError('ERR_UNSUPPORTED_PLATFORM', '--user-data-dir: on Windows Chromium finds hosts through the registry only; install without it');
     }
     if (!p.isAbsolute(options.userDataDir)) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir: expected an absolute path');
+    if (options.flatpak === true) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir and --flatpak: choose one');
     const list = options.browsers === undefined || options.browsers === 'all' ? ['chromium' as const] : options.browsers;
     const browser = list[0];
     if (list.length !== 1 || browser === undefined || browserFamily(browser) !== 'chromium') {
@@ -215,12 +228,19 @@ function resolveTargets(ctx: InstallContext, options: InstallOptions): Target[] 
     }
     return [{ browser, manifestPath: customProfileManifestPath(options.userDataDir, ctx.platform), userDataDir: options.userDataDir, extensionId: extensionIdFor(browser, given) }];
   }
+  const all = options.browsers === undefined || options.browsers === 'all';
+  if (options.flatpak === true) {
+    if (ctx.platform !== 'linux') throw new CountersignError('ERR_UNSUPPORTED_PLATFORM', '--flatpak: Flatpak browsers exist on Linux only');
+    const apps = all ? detectSandboxed(ctx).filter((s) => s.kind === 'flatpak').map((s) => s.browser) : [...new Set(options.browsers as BrowserId[])];
+    if (apps.length === 0) throw failed('no Flatpak browser found (looked in ~/.local/share/flatpak/app, /var/lib/flatpak/app and ~/.var/app); name one with --browser');
+    return [...new Set(apps)].map((browser) => ({ browser, manifestPath: flatpakManifestPath(browser, ctx), flatpakApp: FLATPAK_APPS[browser], extensionId: extensionIdFor(browser, given) }));
+  }
   let browsers: BrowserId[];
-  if (options.browsers === undefined || options.browsers === 'all') {
-    browsers = BROWSER_IDS.filter((b) => ctx.fs.stat(browserLocation(b, ctx).profileRoot)?.isDirectory === true);
-    if (browsers.length === 0) throw failed('no browser profile found for this user; name one with --browser');
+  if (all) {
+    browsers = installedBrowsers(ctx).map((d) => d.browser);
+    if (browsers.length === 0) throw failed('no browser found for this user (no profile folder, no program in the usual places); name one with --browser');
   } else {
-    browsers = [...new Set(options.browsers)];
+    browsers = [...new Set(options.browsers as BrowserId[])];
   }
   return browsers.map((browser) => {
     const { target } = browserLocation(browser, ctx);
@@ -304,6 +324,7 @@ export function install(ctx: InstallContext, options: InstallOptions = {}): Inst
         browser: target.browser,
         manifest: target.manifestPath,
         ...(target.userDataDir === undefined ? {} : { user_data_dir: target.userDataDir }),
+        ...(target.flatpakApp === undefined ? {} : { flatpak_app: target.flatpakApp }),
         extension_id: target.extensionId,
         // A re-install finds the folders existing: keep the memory of who created them.
         created_dirs: [...(old?.created_dirs ?? [])],
@@ -338,9 +359,26 @@ export function install(ctx: InstallContext, options: InstallOptions = {}): Inst
       manifest: e.manifest,
       ...(e.registry_key === undefined ? {} : { registryKey: e.registry_key }),
       ...(e.user_data_dir === undefined ? {} : { userDataDir: e.user_data_dir }),
+      ...(e.flatpak_app === undefined ? {} : { flatpakApp: e.flatpak_app }),
       extensionId: e.extension_id,
     })),
+    notes: installNotes(ctx, options),
   };
+}
+
+/** Sandboxed browsers a plain install leaves alone, and why. */
+function installNotes(ctx: InstallContext, options: InstallOptions): string[] {
+  if (options.flatpak === true) {
+    return ['a Flatpak browser also needs its sandbox opened to the bridge: run "countersign-bridge doctor" for the exact "flatpak override" command'];
+  }
+  if (options.userDataDir !== undefined) return [];
+  const notes: string[] = [];
+  for (const s of detectSandboxed(ctx)) {
+    if (s.kind === 'flatpak') notes.push(`${s.browser} as a Flatpak (${s.appId}) was left alone: it needs "install --flatpak" and a "flatpak override"; run "countersign-bridge doctor" for both`);
+    else if (s.browser === 'firefox') notes.push('Firefox as a Snap starts the bridge through the XDG WebExtensions portal, from the manifest in ~/.mozilla/native-messaging-hosts; allow it when asked');
+    else notes.push(`${s.browser} as a Snap cannot start native messaging hosts outside its confinement: use a ${s.browser} from a .deb/.rpm or another browser`);
+  }
+  return notes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,6 +387,8 @@ export function install(ctx: InstallContext, options: InstallOptions = {}): Inst
 export interface UninstallOptions {
   browsers?: BrowserId[] | 'all';
   userDataDir?: string;
+  /** Only what install --flatpak wrote. */
+  flatpak?: boolean;
 }
 
 export interface UninstallReport {
@@ -396,8 +436,10 @@ export function uninstall(ctx: SystemContext, options: UninstallOptions = {}): U
   if (record === undefined) return report;
   const chosen = (e: RecordEntry) => {
     if (options.userDataDir !== undefined) return e.user_data_dir === options.userDataDir;
-    if (options.browsers === undefined || options.browsers === 'all') return true;
-    return e.user_data_dir === undefined && options.browsers.includes(e.browser);
+    const all = options.browsers === undefined || options.browsers === 'all';
+    if (options.flatpak === true) return e.flatpak_app !== undefined && (all || (options.browsers as BrowserId[]).includes(e.browser));
+    if (all) return true;
+    return e.user_data_dir === undefined && e.flatpak_app === undefined && (options.browsers as BrowserId[]).includes(e.browser);
   };
   const removing = record.entries.filter(chosen);
   const remaining = record.entries.filter((e) => !chosen(e));

@@ -12,8 +12,12 @@ export type Platform = 'linux' | 'darwin' | 'win32';
 export interface FileInfo {
   isFile: boolean;
   isDirectory: boolean;
+  /** A Unix domain socket (the bridge's agent socket). */
+  isSocket?: boolean;
   /** Permission bits (mode & 0o777). Meaningless on Windows. */
   mode: number;
+  /** Bytes, for files. */
+  size?: number;
 }
 
 /** The few synchronous file operations the installer needs. Paths are absolute, in the target OS's syntax. */
@@ -31,6 +35,8 @@ export interface FsLike {
   /** Remove an empty folder. */
   rmdir(path: string): void;
   readdir(path: string): string[];
+  /** The target of a symbolic link (also /proc's fd and exe links), or undefined when `path` is none or unreadable. */
+  readlink?(path: string): string | undefined;
 }
 
 export interface CommandResult {
@@ -50,13 +56,15 @@ export interface SystemContext {
   run: CommandRunner;
   /** The absolute node the launcher will exec (process.execPath). */
   execPath: string;
+  /** The numeric user id, on Unix: doctor looks for this user's agent sockets with it. */
+  uid?: number;
 }
 
 export const nodeFs: FsLike = {
   stat(path) {
     try {
       const st = fs.statSync(path);
-      return { isFile: st.isFile(), isDirectory: st.isDirectory(), mode: st.mode & 0o777 };
+      return { isFile: st.isFile(), isDirectory: st.isDirectory(), isSocket: st.isSocket(), mode: st.mode & 0o777, size: st.size };
     } catch {
       return undefined;
     }
@@ -73,6 +81,13 @@ export const nodeFs: FsLike = {
   unlink: (path) => fs.unlinkSync(path),
   rmdir: (path) => fs.rmdirSync(path),
   readdir: (path) => fs.readdirSync(path),
+  readlink(path) {
+    try {
+      return fs.readlinkSync(path);
+    } catch {
+      return undefined;
+    }
+  },
 };
 
 export const nodeRunner: CommandRunner = (command, args) => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hostInvocation, runCli, type CliDeps } from '../../src/bridge/cli';
-import { nodeFs } from '../../src/bridge/system';
+import { jailedFs } from './memory-fs';
 import { THUMBPRINT, removeDir, tempDir } from './helpers';
 
 const homes: string[] = [];
@@ -34,7 +34,7 @@ function deps(argv: string[], over: Partial<CliDeps> = {}): { deps: CliDeps; out
     execPath: process.execPath,
     bundlePath,
     selfCommand: [process.execPath, bundlePath],
-    fs: nodeFs,
+    fs: jailedFs([home, process.execPath]),
     run: () => ({ status: 1, stdout: '', stderr: '' }),
     ...over,
   };

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { doctor, formatFindings, type Finding } from '../../src/bridge/doctor';
 import { install, type InstallContext } from '../../src/bridge/install';
-import { nodeFs } from '../../src/bridge/system';
-import { FakeRegistry, MemoryFs } from './memory-fs';
+
+import { FakeRegistry, MemoryFs, jailedFs } from './memory-fs';
 import { removeDir, tempDir } from './helpers';
 
 // doctor: one finding per browser, saying what is wrong, what the browser reports, and the fix.
@@ -21,7 +21,7 @@ function linux(): InstallContext & { home: string } {
   homes.push(home);
   const bundlePath = path.join(home, 'bundle.mjs');
   writeFileSync(bundlePath, '// bundle');
-  return { home, platform: 'linux', homedir: home, env: {}, fs: nodeFs, run: () => ({ status: 1, stdout: '', stderr: '' }), execPath: process.execPath, bundlePath, bridgeVersion: '0.1.0' };
+  return { home, platform: 'linux', homedir: home, env: {}, fs: jailedFs([home, process.execPath]), run: () => ({ status: 1, stdout: '', stderr: '' }), execPath: process.execPath, bundlePath, bridgeVersion: '0.1.0' };
 }
 
 function byBrowser(findings: Finding[], subject: string): Finding {

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROWSER_IDS, type BrowserId } from '../../src/bridge/browsers';
 import { install, launcherScript, parseLauncher, readRecord, uninstall, type InstallContext } from '../../src/bridge/install';
-import { nodeFs, type CommandRunner, type Platform } from '../../src/bridge/system';
+import type { CommandRunner, Platform } from '../../src/bridge/system';
 import { isCountersignError } from '../../src/protocol/errors';
-import { FakeRegistry, MemoryFs } from './memory-fs';
+import { FakeRegistry, MemoryFs, jailedFs } from './memory-fs';
 import { removeDir, tempDir } from './helpers';
 
 // The installer for every browser on every OS. Linux and macOS run in a temporary home on the
@@ -42,7 +42,7 @@ function unixContext(platform: Platform, opts: { home?: string; execPath?: strin
   const bundlePath = path.join(home, 'src-bundle', 'countersign-bridge.mjs');
   mkdirSync(path.dirname(bundlePath), { recursive: true });
   writeFileSync(bundlePath, 'process.stdout.write(JSON.stringify(process.argv.slice(2)));\n');
-  return { home, platform, homedir: home, env: {}, fs: nodeFs, run: noCommands, execPath: opts.execPath ?? '/usr/local/bin/node', bundlePath, bridgeVersion: '0.1.0' };
+  return { home, platform, homedir: home, env: {}, fs: jailedFs([home]), run: noCommands, execPath: opts.execPath ?? '/usr/local/bin/node', bundlePath, bridgeVersion: '0.1.0' };
 }
 
 // The expected locations, written out here (not computed from src) so the test checks the table.

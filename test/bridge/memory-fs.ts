@@ -1,18 +1,60 @@
 import path from 'node:path';
-import type { CommandResult, FileInfo, FsLike } from '../../src/bridge/system';
+import { nodeFs, type CommandResult, type FileInfo, type FsLike } from '../../src/bridge/system';
 
 /**
- * An in-memory file system with Windows path syntax, so the Windows installer (C:\ paths,
- * .bat launcher, manifests under %LOCALAPPDATA%) runs on Linux. Strict like a real one: a
- * parent must exist, a folder must be empty to be removed.
+ * An in-memory file system, with Windows path syntax by default, so the Windows installer (C:\
+ * paths, .bat launcher, manifests under %LOCALAPPDATA%) runs on Linux; with `posix`, a Linux or
+ * macOS machine with whatever system folders a test needs (/proc, /snap, /var/lib/flatpak).
+ * Strict like a real one: a parent must exist, a folder must be empty to be removed.
  */
 export class MemoryFs implements FsLike {
   readonly files = new Map<string, { data: Uint8Array; mode: number }>();
   readonly dirs = new Set<string>();
-  private readonly p = path.win32;
+  /** Symbolic links (and /proc's fd, cwd and exe links): path → target. */
+  readonly links = new Map<string, string>();
+  readonly sockets = new Set<string>();
+  private readonly p: path.PlatformPath;
 
-  constructor(roots: string[] = ['C:\\']) {
+  constructor(roots: string[] = ['C:\\'], options: { posix?: boolean } = {}) {
+    this.p = options.posix === true ? path.posix : path.win32;
     for (const r of roots) this.dirs.add(r);
+  }
+
+  /** A POSIX file system with `/` and every folder in `dirs` (parents included). */
+  static posix(dirs: string[] = []): MemoryFs {
+    const fs = new MemoryFs(['/'], { posix: true });
+    for (const d of dirs) fs.mkdirp(d);
+    return fs;
+  }
+
+  /** Create a folder and its missing parents. */
+  mkdirp(p: string): void {
+    const n = this.norm(p);
+    if (this.dirs.has(n)) return;
+    this.mkdirp(this.p.dirname(n));
+    this.dirs.add(n);
+  }
+
+  /** Write a file, creating its folder. */
+  put(p: string, data: string | Uint8Array, mode = 0o644): void {
+    this.mkdirp(this.p.dirname(this.norm(p)));
+    this.writeFile(p, data, mode);
+  }
+
+  /** A Unix socket file (an agent socket), creating its folder. */
+  putSocket(p: string): void {
+    this.mkdirp(this.p.dirname(this.norm(p)));
+    this.sockets.add(this.norm(p));
+  }
+
+  /** A symbolic link, creating its folder. */
+  putLink(p: string, target: string): void {
+    this.mkdirp(this.p.dirname(this.norm(p)));
+    this.links.set(this.norm(p), target);
+  }
+
+  readlink(p: string): string | undefined {
+    return this.links.get(this.norm(p));
   }
 
   private norm(p: string): string {
@@ -30,8 +72,9 @@ export class MemoryFs implements FsLike {
   stat(p: string): FileInfo | undefined {
     const n = this.norm(p);
     const f = this.files.get(n);
-    if (f) return { isFile: true, isDirectory: false, mode: f.mode };
-    if (this.dirs.has(n)) return { isFile: false, isDirectory: true, mode: 0o755 };
+    if (f) return { isFile: true, isDirectory: false, isSocket: false, mode: f.mode, size: f.data.length };
+    if (this.dirs.has(n)) return { isFile: false, isDirectory: true, isSocket: false, mode: 0o755 };
+    if (this.sockets.has(n)) return { isFile: false, isDirectory: false, isSocket: true, mode: 0o600 };
     return undefined;
   }
 
@@ -64,7 +107,7 @@ export class MemoryFs implements FsLike {
   }
 
   unlink(p: string): void {
-    if (!this.files.delete(this.norm(p))) this.fail('ENOENT', p);
+    if (!this.files.delete(this.norm(p)) && !this.sockets.delete(this.norm(p))) this.fail('ENOENT', p);
   }
 
   rmdir(p: string): void {
@@ -76,14 +119,46 @@ export class MemoryFs implements FsLike {
 
   readdir(p: string): string[] {
     const n = this.norm(p);
-    const children = [...this.files.keys(), ...this.dirs].filter((x) => x !== n && this.p.dirname(x) === n);
-    return children.map((x) => this.p.basename(x));
+    if (!this.dirs.has(n)) this.fail('ENOENT', p);
+    const children = [...this.files.keys(), ...this.dirs, ...this.sockets, ...this.links.keys()].filter((x) => x !== n && this.p.dirname(x) === n);
+    return [...new Set(children.map((x) => this.p.basename(x)))];
   }
 
   /** Everything, for before/after comparisons. */
   snapshot(): string[] {
-    return [...[...this.dirs].map((d) => `dir ${d}`), ...[...this.files.keys()].map((f) => `file ${f}`)].sort();
+    return [
+      ...[...this.dirs].map((d) => `dir ${d}`),
+      ...[...this.files].map(([f, { mode }]) => `file ${f} ${mode.toString(8)}`),
+      ...[...this.sockets].map((s) => `socket ${s}`),
+      ...[...this.links].map(([l, t]) => `link ${l} -> ${t}`),
+    ].sort();
   }
+}
+
+/**
+ * The real file system, but only inside `allowed` (folders or files): everything else looks
+ * absent. Tests on a temporary home use it so that this machine's own browsers (/usr/bin/chromium),
+ * /proc and Snap folders cannot change what the installer and doctor see.
+ */
+export function jailedFs(allowed: readonly string[]): FsLike {
+  const inside = (p: string) => allowed.some((a) => p === a || p.startsWith(`${a}/`));
+  // The folders above them exist too (installers walk up to find what to create).
+  const above = (p: string) => allowed.some((a) => a.startsWith(p === '/' ? '/' : `${p}/`));
+  const refuse = (p: string): never => {
+    throw Object.assign(new Error(`ENOENT (outside the test's folders): ${p}`), { code: 'ENOENT' });
+  };
+  return {
+    stat: (p) => (inside(p) || above(p) ? nodeFs.stat(p) : undefined),
+    readText: (p) => (inside(p) ? nodeFs.readText(p) : refuse(p)),
+    readBytes: (p) => (inside(p) ? nodeFs.readBytes(p) : refuse(p)),
+    writeFile: (p, data, mode) => (inside(p) ? nodeFs.writeFile(p, data, mode) : refuse(p)),
+    mkdir: (p) => (inside(p) ? nodeFs.mkdir(p) : refuse(p)),
+    chmod: (p, mode) => (inside(p) ? nodeFs.chmod(p, mode) : refuse(p)),
+    unlink: (p) => (inside(p) ? nodeFs.unlink(p) : refuse(p)),
+    rmdir: (p) => (inside(p) ? nodeFs.rmdir(p) : refuse(p)),
+    readdir: (p) => (inside(p) ? nodeFs.readdir(p) : refuse(p)),
+    readlink: (p) => (inside(p) ? nodeFs.readlink?.(p) : undefined),
+  };
 }
 
 /** A fake `reg.exe`: keeps values in a map and records every call. */

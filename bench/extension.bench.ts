@@ -1,0 +1,236 @@
+/**
+ * Issue 5 and 7 benchmarks, in the real browsers with the real bridge and SDK:
+ * - time from `requestApproval()` until the approval window has painted the summary, against a
+ *   bare `windows.create` of an extension page (Chromium; goal ≤ 1.2x at p50);
+ * - toolbar popup first paint with 100,000 history records against 100 (goal ≤ 1.5x);
+ * - sizes: the Chrome zip (goal ≤ 120 kB) and the approval window's JavaScript gzipped (≤ 60 kB);
+ * - native round trip (agent → bridge → extension → agent) and time-to-window in Chromium and
+ *   Firefox, side by side (issue 7).
+ * Every number is measured in this run; nothing is asserted.
+ */
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import type { Page as PwPage } from '@playwright/test';
+import { Stack, jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from '../test/e2e/support/stack';
+import { FirefoxStack } from '../test/e2e/support/firefox';
+import type { Companion } from '../src/agent/index.ts';
+import type { BenchResult } from './run';
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
+let opCounter = 0;
+
+async function roundTrips(socketPath: string, n: number): Promise<number[]> {
+  const raw = await rawSocket(socketPath);
+  await new Promise((r) => setTimeout(r, 100)); // bridge_info first
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const before = raw.replies.length;
+    const t0 = performance.now();
+    raw.send(JSON.stringify({ type: 'version_query', v: 1, id: `q${i}` }));
+    while (raw.replies.length === before) await new Promise((r) => setImmediate(r));
+    times.push(performance.now() - t0);
+  }
+  raw.close();
+  return times;
+}
+
+/** requestApproval → the window's summary painted (wall clock stamped by the page). */
+async function timeToWindow(
+  agent: Companion,
+  findPage: () => Promise<{ paintedAt(key: string): Promise<number | null>; decline(): Promise<void>; close(): Promise<void> }>,
+  n: number,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const op = jacketOperation('r1', 10 * 60_000, { operation_id: `bench_${++opCounter}` });
+    const t0 = Date.now();
+    const answer = agent.requestApproval({ company: STORMLINE, operation: op, request: EXCHANGE_REQUEST, session: { kind: 'this_session' } });
+    const page = await findPage();
+    let painted: number | null = null;
+    const deadline = Date.now() + 10_000;
+    while (painted === null && Date.now() < deadline) {
+      painted = await page.paintedAt(op.operation_id);
+      if (painted === null) await new Promise((r) => setTimeout(r, 5));
+    }
+    if (painted === null) throw new Error('the window never painted the summary');
+    times.push(painted - t0);
+    await page.decline();
+    await answer;
+    await page.close();
+  }
+  return times;
+}
+
+function pwWindow(stack: Stack) {
+  return async () => {
+    const page: PwPage = await stack.approvalWindow();
+    return {
+      paintedAt: (id: string) =>
+        page.evaluate((opId) => {
+          const c = document.getElementById('content');
+          return c?.dataset.paintedKey?.includes(` ${opId} `) ? Number(c.dataset.paintedAt) : null;
+        }, id).catch(() => null),
+      decline: () => page.locator('#decline').click(),
+      close: () => page.close(),
+    };
+  };
+}
+
+async function chromium(): Promise<{ results: BenchResult[]; rt: number[]; ttw: number[] }> {
+  const stack = await Stack.start();
+  const results: BenchResult[] = [];
+  try {
+    const agent = await stack.pairedAgent('Bench agent');
+    await (await stack.approvalWindow()).close();
+    const ttw = await timeToWindow(agent, pwWindow(stack), 15);
+    // Baseline: the same window opened by a bare windows.create of an extension page, from the
+    // worker, until that page has painted (measured with the same wall clock and CDP overheads).
+    const bare: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const pagePromise = stack.context.waitForEvent('page');
+      const t0 = Date.now();
+      await stack.worker.evaluate(() => (globalThis as unknown as { chrome: { windows: { create(o: object): Promise<unknown> } } }).chrome.windows.create({ url: '/icon/16.png', type: 'popup', width: 520, height: 720 }));
+      const page = await pagePromise;
+      const painted = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(Date.now()))));
+      bare.push(painted - t0);
+      await page.close();
+    }
+    results.push({
+      name: 'Chromium: requestApproval → summary painted',
+      baseline: 'bare windows.create of an extension page',
+      ratio: quantile(ttw, 0.5) / quantile(bare, 0.5),
+      goal: '≤ 1.2x at p50',
+      detail: `p50 ${fmt(quantile(ttw, 0.5))} vs ${fmt(quantile(bare, 0.5))}; p90 ${fmt(quantile(ttw, 0.9))} vs ${fmt(quantile(bare, 0.9))} (n=15 each)`,
+    });
+
+    // Popup first paint: 100 history records, then 100,000 (written straight into IndexedDB).
+    const seed = async (count: number) => {
+      const page = await stack.extensionPage('/options.html');
+      await page.evaluate(async (total) => {
+        const db = await new Promise<IDBDatabase>((res, rej) => {
+          const req = indexedDB.open('countersign');
+          req.onsuccess = () => res(req.result);
+          req.onerror = () => rej(req.error);
+        });
+        const have = await new Promise<number>((res) => {
+          const r = db.transaction('approvals').objectStore('approvals').count();
+          r.onsuccess = () => res(r.result);
+        });
+        for (let start = have; start < total; start += 5000) {
+          await new Promise<void>((res, rej) => {
+            const tx = db.transaction('approvals', 'readwrite');
+            const store = tx.objectStore('approvals');
+            for (let i = start; i < Math.min(total, start + 5000); i++) {
+              const op = { operation_id: `hist_${i}`, revision: 'r1', summary: `Historic operation number ${i}, for $${i}.00.`, expires_at: '2026-01-01T00:00:00Z' };
+              store.put({ key: `seed hist_${i} r1`, agent: 'seed', agentName: 'Seed', operationId: op.operation_id, revision: 'r1', requestId: 'x', conn: null, nonce: 'n', company: { name: 'Archive Co', origin: 'https://archive.example' }, operation: op, request: {}, session: {}, state: i % 2 ? 'declined' : 'performed', createdAt: i, updatedAt: i, agentConnected: false });
+            }
+            tx.oncomplete = () => res();
+            tx.onerror = () => rej(tx.error);
+          });
+        }
+        db.close();
+      }, count);
+      await page.close();
+    };
+    const popupPaint = async () => {
+      const times: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        const page = await stack.context.newPage();
+        const t0 = Date.now();
+        await page.goto(new URL('/popup.html', stack.worker.url()).href);
+        await page.locator('.approvals').last().waitFor();
+        times.push(Date.now() - t0);
+        await page.close();
+      }
+      return times;
+    };
+    await seed(100);
+    const small = await popupPaint();
+    await seed(100_000);
+    const large = await popupPaint();
+    results.push({
+      name: 'Chromium: popup first paint, 100,000 history records',
+      baseline: '100 records',
+      ratio: quantile(large, 0.5) / quantile(small, 0.5),
+      goal: '≤ 1.5x',
+      detail: `p50 ${fmt(quantile(large, 0.5))} vs ${fmt(quantile(small, 0.5))} (n=9 each)`,
+    });
+    const rt = await roundTrips(await stack.socket(), 500);
+    await agent.close();
+    return { results, rt, ttw };
+  } finally {
+    await stack.close();
+  }
+}
+
+async function firefox(): Promise<{ rt: number[]; ttw: number[] }> {
+  const stack = await FirefoxStack.start();
+  try {
+    const agent = await stack.pairedAgent('Bench agent');
+    const ttw = await timeToWindow(
+      agent,
+      async () => {
+        const page = await stack.approvalWindow();
+        return {
+          paintedAt: (id: string) =>
+            page.evaluate((opId) => {
+              const c = document.getElementById('content');
+              return c?.dataset.paintedKey?.includes(` ${opId} `) ? Number(c.dataset.paintedAt) : null;
+            }, id).catch(() => null),
+          decline: () => page.click('#decline'),
+          // Closed like Chromium's, so each sample opens a new window.
+          close: () => page.close().catch(() => undefined),
+        };
+      },
+      15,
+    );
+    const rt = await roundTrips(await stack.socket(), 500);
+    await agent.close();
+    return { rt, ttw };
+  } finally {
+    await stack.close();
+  }
+}
+
+async function sizes(): Promise<BenchResult[]> {
+  const chunks = join('.output/chrome-mv3/chunks');
+  const approve = (await readdir(chunks)).filter((f) => f.startsWith('approve-') || f.startsWith('browser-'));
+  let gz = 0;
+  for (const f of approve) gz += gzipSync(await readFile(join(chunks, f)), { level: 9 }).length;
+  const out: BenchResult[] = [{ name: 'approval window JavaScript, gzipped', baseline: 'the 60 kB budget', ratio: gz / 60_000, goal: '≤ 1.0', detail: `${(gz / 1000).toFixed(1)} kB (${approve.join(', ')})` }];
+  const zips = await readdir('.output').catch(() => [] as string[]);
+  const chromeZip = zips.find((f) => /chrome.*\.zip$/.test(f));
+  if (chromeZip) {
+    const size = (await stat(join('.output', chromeZip))).size;
+    out.push({ name: 'Chrome store zip', baseline: 'the 120 kB budget', ratio: size / 120_000, goal: '≤ 1.0', detail: `${(size / 1000).toFixed(1)} kB (${chromeZip})` });
+  } else {
+    out.push({ name: 'Chrome store zip', baseline: 'the 120 kB budget', ratio: NaN, detail: 'no zip in .output: run `npm run zip` first' });
+  }
+  return out;
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const c = await chromium();
+  const f = await firefox();
+  return [
+    ...c.results,
+    {
+      name: 'native round trip (version_query), Firefox',
+      baseline: 'Chromium, same run',
+      ratio: quantile(f.rt, 0.5) / quantile(c.rt, 0.5),
+      detail: `p50 ${fmt(quantile(f.rt, 0.5))} vs ${fmt(quantile(c.rt, 0.5))}; p99 ${fmt(quantile(f.rt, 0.99))} vs ${fmt(quantile(c.rt, 0.99))}; ${(1000 / (f.rt.reduce((a, b) => a + b) / f.rt.length)).toFixed(0)} vs ${(1000 / (c.rt.reduce((a, b) => a + b) / c.rt.length)).toFixed(0)} msgs/s sequential (n=500)`,
+    },
+    {
+      name: 'time to window (requestApproval → summary painted), Firefox',
+      baseline: 'Chromium, same run',
+      ratio: quantile(f.ttw, 0.5) / quantile(c.ttw, 0.5),
+      detail: `p50 ${fmt(quantile(f.ttw, 0.5))} vs ${fmt(quantile(c.ttw, 0.5))}; p90 ${fmt(quantile(f.ttw, 0.9))} vs ${fmt(quantile(c.ttw, 0.9))} (n=15)`,
+    },
+    ...(await sizes()),
+  ];
+}
