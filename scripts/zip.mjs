@@ -130,7 +130,8 @@ export async function zipAll({ outDir = path.join(root, '.output'), log = (line)
   if (problems.length > 0) throw new Error(`refusing these packages:\n  ${problems.join('\n  ')}`);
   const all = made.flatMap((m) => m.files);
   const width = Math.max(...all.map((f) => path.basename(f).length));
-  log(`packages in ${path.relative(process.cwd(), outDir) || '.'}:`);
+  const shown = path.relative(process.cwd(), outDir);
+  log(`packages in ${shown === '' ? '.' : shown.startsWith('..') ? outDir : shown}:`);
   for (const file of all) log(`  ${path.basename(file).padEnd(width)}  ${kib((await stat(file)).size).padStart(10)}`);
   return made;
 }

@@ -275,8 +275,11 @@ async function drive<R>(ctx: Ctx, entry: PerformEntry, resumed: boolean): Promis
       await ctx.journal.remove(entry.origin, entry.operation_id);
       return { status: result.status, operation: entry.operation, resumed };
     }
+    // Not journaled yet: until `sent`, a restart re-asks, and the Companion answers a decided
+    // revision from its own journal without a prompt. It is journaled below if it stops here.
     entry.approval = result.approval;
-    await put(ctx, entry, 'approved');
+    entry.state = 'approved';
+    ctx.progress({ step: 'journal', operation_id: entry.operation_id, revision: entry.revision, state: 'approved' });
   }
   if (entry.state === 'approved') {
     const approval = approvalOf(entry);
@@ -291,6 +294,7 @@ async function drive<R>(ctx: Ctx, entry: PerformEntry, resumed: boolean): Promis
       } catch (error) {
         if (isCountersignError(error, 'ERR_COMPANION_UNAVAILABLE')) {
           // It cannot be told, so it is not sent yet (agent-sdk.md "markSent"); the entry stays `approved`.
+          await put(ctx, entry, 'approved');
           return { status: 'unavailable', operation: entry.operation, resumed };
         }
         throw error;

@@ -318,15 +318,21 @@ export interface ProcessInfo {
 
 /** Read one process from /proc; undefined when it is gone or not ours to read. */
 export function readProcess(ctx: Pick<SystemContext, 'fs'>, pid: number): ProcessInfo | undefined {
+  let argv: string[];
   try {
-    const argv = ctx.fs.readText(`/proc/${pid}/cmdline`).split('\0');
-    if (argv.at(-1) === '') argv.pop();
-    if (argv.length === 0) return undefined;
-    const ppid = /^PPid:\s*(\d+)$/m.exec(ctx.fs.readText(`/proc/${pid}/status`))?.[1];
-    return { pid, argv, ...(ppid === undefined ? {} : { ppid: Number(ppid) }) };
+    argv = ctx.fs.readText(`/proc/${pid}/cmdline`).split('\0');
   } catch {
     return undefined;
   }
+  if (argv.at(-1) === '') argv.pop();
+  if (argv.length === 0) return undefined;
+  let ppid: string | undefined;
+  try {
+    ppid = /^PPid:\s*(\d+)$/m.exec(ctx.fs.readText(`/proc/${pid}/status`))?.[1];
+  } catch {
+    ppid = undefined;
+  }
+  return { pid, argv, ...(ppid === undefined ? {} : { ppid: Number(ppid) }) };
 }
 
 /** Process ids in /proc (Linux), or none elsewhere. */

@@ -42,14 +42,16 @@ export interface CliDeps {
 export const USAGE = `countersign-bridge ${BRIDGE_VERSION}: the native-messaging host of the Countersign extension.
 
 Usage:
-  countersign-bridge install   [--browser B]... [--user-data-dir DIR] [--extension-id ID] [--link]
-  countersign-bridge uninstall [--browser B]... [--user-data-dir DIR]
+  countersign-bridge install   [--browser B]... [--user-data-dir DIR | --flatpak] [--extension-id ID] [--link]
+  countersign-bridge uninstall [--browser B]... [--user-data-dir DIR | --flatpak]
   countersign-bridge doctor    [--browser B]... [--user-data-dir DIR] [--extension-id ID] [--json]
   countersign-bridge socket-path <extension-key-thumbprint>
   countersign-bridge --version | --help
 
-  B: ${BROWSER_IDS.join(', ')} or all (default: every browser found for this user).
+  B: ${BROWSER_IDS.join(', ')} or all (default: every browser installed for this user).
   --user-data-dir DIR  a Chromium profile started with --user-data-dir (manifest in DIR/NativeMessagingHosts).
+  --flatpak            Linux: the Flatpak builds of the browsers (manifest inside ~/.var/app/<app-id>); doctor
+                       prints the "flatpak override" the sandbox also needs.
   --extension-id ID    a Chromium id (32 letters a-p) or a Firefox add-on id; defaults to Countersign's.
   --link               run the bundle where it is instead of a copy (development).
 
@@ -75,13 +77,14 @@ interface Parsed {
   extensionId?: string;
   link: boolean;
   json: boolean;
+  flatpak: boolean;
   positional: string[];
 }
 
 class UsageError extends Error {}
 
 function parseOptions(args: readonly string[], allowed: ReadonlySet<string>, cwd: string, platform: Platform): Parsed {
-  const parsed: Parsed = { browsers: 'all', link: false, json: false, positional: [] };
+  const parsed: Parsed = { browsers: 'all', link: false, json: false, flatpak: false, positional: [] };
   const browsers: BrowserId[] = [];
   let all = false;
   for (let i = 0; i < args.length; i++) {
@@ -117,14 +120,17 @@ function parseOptions(args: readonly string[], allowed: ReadonlySet<string>, cwd
       case '--json':
         parsed.json = true;
         break;
+      case '--flatpak':
+        parsed.flatpak = true;
+        break;
     }
   }
   parsed.browsers = all || browsers.length === 0 ? 'all' : browsers;
   return parsed;
 }
 
-const INSTALL_FLAGS = new Set(['--browser', '--user-data-dir', '--extension-id', '--link']);
-const UNINSTALL_FLAGS = new Set(['--browser', '--user-data-dir']);
+const INSTALL_FLAGS = new Set(['--browser', '--user-data-dir', '--extension-id', '--link', '--flatpak']);
+const UNINSTALL_FLAGS = new Set(['--browser', '--user-data-dir', '--flatpak']);
 const DOCTOR_FLAGS = new Set(['--browser', '--user-data-dir', '--extension-id', '--json']);
 
 /** Run the host until the extension goes away. Resolves with the exit code. */
@@ -151,7 +157,7 @@ export async function runCli(deps: CliDeps): Promise<number> {
 
   const out = (text: string) => deps.stdout.write(text);
   const [command, ...rest] = deps.argv;
-  const system = { platform: deps.platform, homedir: deps.homedir, env: deps.env, fs: deps.fs, run: deps.run, execPath: deps.execPath };
+  const system = { platform: deps.platform, homedir: deps.homedir, env: deps.env, fs: deps.fs, run: deps.run, execPath: deps.execPath, uid: deps.uid };
   try {
     switch (command) {
       case 'install': {
@@ -166,18 +172,20 @@ export async function runCli(deps: CliDeps): Promise<number> {
           {
             browsers: o.browsers,
             link: o.link,
+            flatpak: o.flatpak,
             ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }),
             ...(o.extensionId === undefined ? {} : { extensionId: o.extensionId }),
           },
         );
         out(`launcher ${report.launcher}\nbundle   ${report.bundle}\n`);
         for (const e of report.entries) out(`${e.browser.padEnd(9)} ${e.manifest}${e.registryKey === undefined ? '' : ` (registry ${e.registryKey})`}\n`);
+        for (const note of report.notes) out(`note: ${note}\n`);
         return 0;
       }
       case 'uninstall': {
         const o = parseOptions(rest, UNINSTALL_FLAGS, deps.cwd, deps.platform);
         if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
-        const report = uninstall(system, { browsers: o.browsers, ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }) });
+        const report = uninstall(system, { browsers: o.browsers, flatpak: o.flatpak, ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }) });
         if (report.removed.length === 0 && report.kept.length === 0) out('nothing to uninstall\n');
         for (const r of report.removed) out(`removed ${r}\n`);
         for (const k of report.kept) out(`kept    ${k}\n`);

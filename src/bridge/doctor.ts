@@ -413,6 +413,8 @@ function describeStarter(ctx: SystemContext, bridge: ProcessInfo): string {
 }
 
 function socketFindings(ctx: SystemContext, options: DoctorOptions): Finding[] {
+  // Windows: named pipes, which leave nothing to look at when their bridge is gone.
+  if (ctx.platform === 'win32') return [];
   const p = pathApi('linux');
   const sockets: Array<{ path: string; thumbprint: string }> = [];
   for (const dir of socketDirs(ctx)) {

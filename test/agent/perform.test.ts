@@ -264,10 +264,10 @@ describe('performApi', () => {
         return new Response(JSON.stringify({ error: 'approval_required', operation: { ...(await currentOperation()), revision: 'forgotten-rev-2' } }), { status: 403, headers: { 'Content-Type': 'application/json' } });
       },
     });
-    let op: unknown;
+    let op: Record<string, unknown> = {};
     const currentOperation = async () => op;
     companion.decide = (input) => {
-      op = input.operation;
+      op = { ...input.operation };
       return 'approve';
     };
     const result = await performApi({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, request: api(company), fetch, retry: FAST, findOutcome: referenceFindOutcome(company) });

@@ -34,9 +34,10 @@ function deps(argv: string[], over: Partial<CliDeps> = {}): { deps: CliDeps; out
     execPath: process.execPath,
     bundlePath,
     selfCommand: [process.execPath, bundlePath],
-    fs: jailedFs([home, process.execPath]),
     run: () => ({ status: 1, stdout: '', stderr: '' }),
     ...over,
+    // This machine's browsers, /proc and sockets stay out of sight: only the test's homes exist.
+    fs: over.fs ?? jailedFs([home, over.homedir ?? home, process.execPath]),
   };
   return { deps: d, out: () => out, err: () => err, home };
 }
@@ -64,7 +65,10 @@ describe('runCli', () => {
     const home = first.home;
     const doctor = deps(['doctor', '--browser=chromium', '--json'], { homedir: home });
     expect(await runCli(doctor.deps)).toBe(0);
-    expect(JSON.parse(doctor.out())).toEqual([expect.objectContaining({ subject: 'chromium', severity: 'ok' })]);
+    expect(JSON.parse(doctor.out())).toEqual([
+      expect.objectContaining({ subject: 'chromium', severity: 'ok' }),
+      expect.objectContaining({ subject: 'socket', severity: 'info', message: expect.stringContaining('no bridge is running') }),
+    ]);
     const un = deps(['uninstall'], { homedir: home });
     expect(await runCli(un.deps)).toBe(0);
     expect(un.out()).toContain('removed ');
@@ -84,6 +88,18 @@ describe('runCli', () => {
     const d = deps(['install', '--user-data-dir', 'profile']);
     expect(await runCli(d.deps)).toBe(0);
     expect(d.out()).toContain(path.join(d.home, 'profile', 'NativeMessagingHosts', 'dev.countersign.bridge.json'));
+  });
+
+  it('install --flatpak: refused clearly when no Flatpak browser is found; uninstall --flatpak accepted', async () => {
+    const d = deps(['install', '--flatpak']);
+    expect(await runCli(d.deps)).toBe(1);
+    expect(d.err()).toContain('ERR_INSTALL_FAILED: no Flatpak browser found');
+    const both = deps(['install', '--flatpak', '--user-data-dir', '/x']);
+    expect(await runCli(both.deps)).toBe(1);
+    expect(both.err()).toContain('choose one');
+    const un = deps(['uninstall', '--flatpak']);
+    expect(await runCli(un.deps)).toBe(0);
+    expect(un.out()).toBe('nothing to uninstall\n');
   });
 
   it('prints the socket path candidates', async () => {

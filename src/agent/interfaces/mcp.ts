@@ -63,27 +63,39 @@ function toolCallError(error: unknown, lastStatus: { status?: number; retryAfter
 export function mcpAdapter(stored: StoredMcpRequest, live: Live, options: McpOptions = {}): Adapter<CallToolResult> {
   const clientInfo = options.clientInfo ?? { name: 'countersign-agent', version: '0.1.0' };
 
-  /** One attempt: connect, call, close. */
+  /** One attempt: connect, call, close; every HTTP request of it ends with the attempt's deadline. */
   async function call(meta: Record<string, unknown> | undefined): Promise<{ ok: true; result: CallToolResult } | { ok: false; error: unknown; last: { status?: number; retryAfter?: string | null } }> {
     const last: { status?: number; retryAfter?: string | null } = {};
-    const recording: FetchLike = async (input, init) => {
-      const response = await live.fetch(input, init);
+    const signal = attemptSignal(live);
+    const bounded: FetchLike = async (input, init) => {
+      // The transport's own signal ends only when it is closed: the attempt's deadline bounds every request, notifications included.
+      const response = await live.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
       if (!response.ok) {
         last.status = response.status;
         last.retryAfter = response.headers.get('retry-after');
       }
       return response;
     };
-    const signal = attemptSignal(live);
     const transport = new StreamableHTTPClientTransport(new URL(stored.server_url), {
       requestInit: { headers: requestHeaders(live, {}) },
-      fetch: recording,
+      fetch: bounded,
     });
     const client = new Client(clientInfo);
+    // Whatever the SDK awaits internally, the attempt is over at the deadline.
+    const deadline = new Promise<never>((_, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    deadline.catch(() => undefined);
     try {
-      await client.connect(transport, { signal, timeout: live.timeoutMs });
-      const params = meta === undefined ? { name: stored.tool, arguments: stored.arguments } : { name: stored.tool, arguments: stored.arguments, _meta: meta };
-      const result = (await client.callTool(params, undefined, { signal, timeout: live.timeoutMs })) as CallToolResult;
+      const result = await Promise.race([
+        (async () => {
+          await client.connect(transport, { signal, timeout: live.timeoutMs });
+          const params = meta === undefined ? { name: stored.tool, arguments: stored.arguments } : { name: stored.tool, arguments: stored.arguments, _meta: meta };
+          return (await client.callTool(params, undefined, { signal, timeout: live.timeoutMs })) as CallToolResult;
+        })(),
+        deadline,
+      ]);
       return { ok: true, result };
     } catch (error) {
       throwIfCallerAborted(live);

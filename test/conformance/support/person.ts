@@ -32,17 +32,49 @@ export class Person {
   private readonly seen = new Set<string>();
   private running = true;
   private readonly loop: Promise<void>;
+  private wake: (() => void) | undefined;
+  private dirty = true;
 
   constructor(
     private readonly ext: DirectExtension | FakeExtension,
     public policy: (record: ApprovalRecord) => Choice = () => 'approve',
-    private readonly pollMs = 2,
+    private readonly pollMs = 25,
   ) {
+    // The window opens when a prompt is stored (store.insert, or a held one released): the
+    // person looks then, and otherwise every `pollMs`, as a person glancing at the badge would.
+    const store = ext.store;
+    const insert = store.insert.bind(store);
+    store.insert = async (...args: Parameters<typeof store.insert>) => {
+      await insert(...args);
+      this.poke();
+    };
+    const transition = store.transition.bind(store);
+    store.transition = async (...args: Parameters<typeof store.transition>) => {
+      const result = await transition(...args);
+      this.poke();
+      return result;
+    };
     this.loop = this.run();
+  }
+
+  private poke(): void {
+    this.dirty = true;
+    this.wake?.();
   }
 
   private async run(): Promise<void> {
     while (this.running) {
+      if (!this.dirty) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = undefined;
+      }
+      this.dirty = false;
       const pending = await this.ext.store.byState('pending');
       for (const record of pending) {
         if (!this.seen.has(record.key)) {
@@ -69,7 +101,6 @@ export class Person {
           // Superseded or expired meanwhile: the window would have closed.
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, this.pollMs));
     }
   }
 
@@ -79,6 +110,7 @@ export class Person {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.wake?.();
     await this.loop;
   }
 }
