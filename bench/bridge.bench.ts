@@ -19,13 +19,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
 
-export interface BenchResult {
-  name: string;
-  baseline: string;
-  ratio: number;
-  detail: string;
-  goal?: string;
-}
+import type { BenchResult } from './run';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const THUMBPRINT = 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k';

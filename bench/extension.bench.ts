@@ -39,6 +39,12 @@ async function roundTrips(socketPath: string, n: number): Promise<number[]> {
   return times;
 }
 
+/** Runs in the approval window: when it painted the summary of `operationId` (wall clock), or null. */
+function readPaintedAt(operationId: string): number | null {
+  const c = document.getElementById('content');
+  return c?.dataset.paintedKey?.includes(` ${operationId} `) ? Number(c.dataset.paintedAt) : null;
+}
+
 /** requestApproval → the window's summary painted (wall clock stamped by the page). */
 async function timeToWindow(
   agent: Companion,
@@ -70,11 +76,7 @@ function pwWindow(stack: Stack) {
   return async () => {
     const page: PwPage = await stack.approvalWindow();
     return {
-      paintedAt: (id: string) =>
-        page.evaluate((opId) => {
-          const c = document.getElementById('content');
-          return c?.dataset.paintedKey?.includes(` ${opId} `) ? Number(c.dataset.paintedAt) : null;
-        }, id).catch(() => null),
+      paintedAt: (id: string) => page.evaluate(readPaintedAt, id).catch(() => null),
       decline: () => page.locator('#decline').click(),
       close: () => page.close(),
     };
@@ -177,11 +179,7 @@ async function firefox(): Promise<{ rt: number[]; ttw: number[] }> {
       async () => {
         const page = await stack.approvalWindow();
         return {
-          paintedAt: (id: string) =>
-            page.evaluate((opId) => {
-              const c = document.getElementById('content');
-              return c?.dataset.paintedKey?.includes(` ${opId} `) ? Number(c.dataset.paintedAt) : null;
-            }, id).catch(() => null),
+          paintedAt: (id: string) => page.evaluate(readPaintedAt, id).catch(() => null),
           decline: () => page.click('#decline'),
           // Closed like Chromium's, so each sample opens a new window.
           close: () => page.close().catch(() => undefined),

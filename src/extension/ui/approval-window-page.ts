@@ -1,24 +1,11 @@
 import type { browser as browserApi } from 'wxt/browser';
-
-type Browser = typeof browserApi;
 import { renderApprovalCard, type Translate } from './approval-card';
+import { STATE_MESSAGE } from './lists';
 import { ApproveGate } from './approve-gate';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
 
-const STATE_TEXT: Record<ApprovalView['state'], string> = {
-  pending: '',
-  held: 'stateHeld',
-  approved: 'stateApproved',
-  sent: 'stateSent',
-  unknown: 'stateUnknown',
-  performed: 'statePerformed',
-  failed: 'stateFailed',
-  declined: 'stateDeclined',
-  withdrawn: 'stateWithdrawn',
-  expired: 'stateExpired',
-  superseded: 'stateSuperseded',
-};
+type Browser = typeof browserApi;
 
 /** "4 min 05 s": the countdown to a revision's expires_at (section 3 "Expiry"). */
 export function formatRemaining(ms: number): string {
@@ -143,7 +130,8 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     next.disabled = index < 0 || index >= items.length - 1;
     bridgeDown.hidden = snapshot?.bridge !== 'down';
     agentGone.hidden = !view || view.agentConnected;
-    status.textContent = view ? t(STATE_TEXT[view.state]) || '' : '';
+    // A pending item needs no status line: the buttons say what to do.
+    status.textContent = view && view.state !== 'pending' ? t(STATE_MESSAGE[view.state]) : '';
     decline.hidden = !view || (view.state !== 'pending' && view.state !== 'held');
     approve.hidden = !view || view.state !== 'pending';
     withdraw.hidden = !view || view.state !== 'approved';

@@ -1,7 +1,8 @@
 import type { Translate } from './approval-card';
 import type { ApprovalView, Snapshot } from '../snapshot';
 
-const STATE_KEY: Record<ApprovalView['state'], string> = {
+/** The i18n message that says what state an approval is in (one table for every page). */
+export const STATE_MESSAGE: Record<ApprovalView['state'], string> = {
   pending: 'notificationTitle',
   held: 'stateHeld',
   approved: 'stateApproved',
@@ -28,7 +29,7 @@ export function renderApprovalList(doc: Document, views: ApprovalView[], t: Tran
     name.textContent = v.company.name;
     const state = doc.createElement('span');
     state.className = `state ${v.state}`;
-    state.textContent = ` — ${t(STATE_KEY[v.state])}`;
+    state.textContent = ` — ${t(STATE_MESSAGE[v.state])}`;
     const summary = doc.createElement('p');
     summary.className = 'muted';
     summary.textContent = v.operation.summary.length > 140 ? `${v.operation.summary.slice(0, 140)}…` : v.operation.summary;
