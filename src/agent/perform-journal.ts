@@ -48,7 +48,7 @@ export const OPEN_STATES: readonly PerformState[] = ['asked', 'approved', 'sent'
 
 /** Settled entries are kept this long for the record, then pruned; at most MAX_SETTLED of them. */
 const KEEP_SETTLED_MS = 24 * 3600 * 1000;
-const MAX_SETTLED = 100;
+const MAX_SETTLED = 10;
 
 const jsonValue = z.json();
 

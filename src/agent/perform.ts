@@ -463,7 +463,14 @@ async function askNew<R>(ctx: Ctx, entry: PerformEntry, neverSent: Operation | u
   } catch (error) {
     if (!isCountersignError(error, 'ERR_OUTCOME_PENDING') || neverSent === undefined || entry.state !== 'asked') throw error;
     // A crash between the User's approval and our journal: the Companion has it, we never sent it.
-    const stored = await ctx.companion.requestApproval({ company: ctx.company, operation: neverSent, request: contextOf(entry.request), session: ctx.session });
+    // A decided revision is answered from the Companion's journal at once; anything that would
+    // wait for the person instead is cut short, and the refusal stands.
+    let stored: ApprovalResult;
+    try {
+      stored = await ctx.companion.requestApproval({ company: ctx.company, operation: neverSent, request: contextOf(entry.request), session: ctx.session, signal: AbortSignal.timeout(2_000) });
+    } catch {
+      throw error;
+    }
     if (stored.status === 'approved') {
       await ctx.companion.reportOutcome({ operation_id: neverSent.operation_id, revision: neverSent.revision, outcome: 'failed', detail: 'not sent: superseded before it was sent' });
     }
@@ -736,6 +743,23 @@ export async function performConversation(input: PerformConversationInput): Prom
   const ctx = withAdapters(prepared, 'conversation', { conversation });
   const adapter = conversationAdapter(stored as Extract<StoredRequest, { interface: 'conversation' }>, ctx.live, conversation);
   return perform<ConversationResponse>(ctx, adapter, prepared.declared);
+}
+
+/** One of the three, chosen by `interface`: the interface the action goes through (sections 4 and 6). */
+export type PerformInput = ({ interface: 'api' } & PerformApiInput) | ({ interface: 'mcp' } & PerformToolInput) | ({ interface: 'conversation' } & PerformConversationInput);
+
+/** performApi, performTool or performConversation, by `input.interface`. */
+export function performWithApproval(input: PerformInput): Promise<PerformResult<ApiResponse | CallToolResult | ConversationResponse>> {
+  switch (input?.interface) {
+    case 'api':
+      return performApi(input);
+    case 'mcp':
+      return performTool(input);
+    case 'conversation':
+      return performConversation(input);
+    default:
+      return Promise.reject(new CountersignError('ERR_INPUT_INVALID', 'interface: expected "api", "mcp" or "conversation"'));
+  }
 }
 
 function canonicalCheck(value: unknown, name: string): void {

@@ -83,14 +83,17 @@ export function normalizeLineEndings(markdown: string): string {
 
 /**
  * Structure a summary may have before the rest of its markers are shown as typed. micromark's
- * emphasis resolution and its list containers cost more than linear time in the number of
- * delimiter runs and in nesting depth: 20,000 characters of "- - - - …" take seconds there and
- * minutes through DOMPurify, so the display limit alone does not keep the window responsive.
- * These bounds are far above any honest summary (the seed's has no marker at all) and keep
- * every input linear. Beyond them a marker gets a backslash escape: its character still
- * shows, it just formats nothing, and no text is lost.
+ * emphasis resolution, its list containers and its lazy continuation lines cost more than
+ * linear time: 20,000 characters of "- - - - …" take seconds there and minutes through
+ * DOMPurify, and "- a" followed by 10,000 short lines takes two seconds, so the display limit
+ * alone does not keep the window responsive. These bounds are far above any honest summary
+ * (the seed's is one line without a marker) and keep every input near linear. Beyond them a
+ * marker gets a backslash escape (its character still shows, it just formats nothing) and
+ * lines past the last one allowed are joined with a space: no text is lost.
  */
 export const STRUCTURE_LIMITS = {
+  /** Lines; the ones after are joined to the last with spaces. */
+  lines: 1_000,
   /** Runs of `*` or `_` (each is a possible emphasis delimiter, or part of an ID like ord_7Hk2). */
   emphasisRuns: 500,
   /** List markers in a row at the start of one line ("- - 1. x" is three nested lists). */
@@ -111,10 +114,9 @@ export function limitStructure(markdown: string): { markdown: string; limited: b
   let runs = 0;
   let items = 0;
   let limited = false;
-  const lines = markdown.split('\n');
-  lines.forEach((line, lineIndex) => {
-    if (lineIndex > 0) out.push('\n');
-    // Leading white space: capped, so nesting by indentation is capped.
+
+  /** Indentation and list markers at the start of a line; returns where the rest begins. */
+  function lineStart(line: string): number {
     let at = 0;
     let columns = 0;
     while (at < line.length && (line[at] === ' ' || line[at] === '\t')) {
@@ -127,24 +129,28 @@ export function limitStructure(markdown: string): { markdown: string; limited: b
     } else {
       out.push(line.slice(0, at));
     }
-    // List markers at the start of the line; the first one over a limit is escaped, which
-    // also ends the chain (what follows is paragraph text).
+    // The first marker over a limit is escaped, which also ends the chain: what follows it is
+    // paragraph text.
     let inRow = 0;
     LIST_MARKER.lastIndex = at;
     for (let m = LIST_MARKER.exec(line); m !== null; m = LIST_MARKER.exec(line)) {
       inRow += 1;
       items += 1;
+      at = LIST_MARKER.lastIndex;
       if (inRow > STRUCTURE_LIMITS.listMarkersPerLine || items > STRUCTURE_LIMITS.listItems) {
         const marker = m[0].trimEnd();
         out.push(`${marker.slice(0, -1)}\\${marker.slice(-1)}`, m[0].slice(marker.length));
         limited = true;
-        at = LIST_MARKER.lastIndex;
         break;
       }
       out.push(m[0]);
-      at = LIST_MARKER.lastIndex;
     }
-    // Emphasis delimiter runs in the rest of the line; escapes are skipped as CommonMark does.
+    return at;
+  }
+
+  /** Emphasis delimiter runs from `at` on; escapes are skipped as CommonMark does. */
+  function rest(line: string, from: number): void {
+    let at = from;
     SPECIAL.lastIndex = at;
     for (let m = SPECIAL.exec(line); m !== null; m = SPECIAL.exec(line)) {
       const start = m.index;
@@ -169,6 +175,17 @@ export function limitStructure(markdown: string): { markdown: string; limited: b
       SPECIAL.lastIndex = at;
     }
     out.push(line.slice(at));
+  }
+
+  let lines = markdown.split('\n');
+  if (lines.length > STRUCTURE_LIMITS.lines) {
+    // Joined first, then bounded like any line: "-\n-\n-" joined is a chain of markers.
+    lines = [...lines.slice(0, STRUCTURE_LIMITS.lines - 1), lines.slice(STRUCTURE_LIMITS.lines - 1).join(' ')];
+    limited = true;
+  }
+  lines.forEach((line, index) => {
+    if (index > 0) out.push('\n');
+    rest(line, lineStart(line));
   });
   return { markdown: limited ? out.join('') : markdown, limited };
 }

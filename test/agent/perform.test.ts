@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PERFORM_JOURNAL_FILE, PerformJournal, isCountersignError, performApi, performConversation, performTool, type PerformResult } from '../../src/agent/index';
+import { PERFORM_JOURNAL_FILE, PerformJournal, isCountersignError, performApi, performConversation, performTool, performWithApproval, type PerformResult } from '../../src/agent/index';
 import type { ApiResponse } from '../../src/agent/interfaces/api';
 import { retryAfterMs } from '../../src/agent/interfaces/common';
 import { FakeCompanion } from '../conformance/support/fake-companion';
@@ -351,6 +351,92 @@ describe('performApi', () => {
     expect(company.state.performed.get(again.operation.operation_id)).toBe(1);
   });
 
+  it('the same action through another interface while an API approval is unknown: the API approval is resolved first (its answer in evidence), nobody is asked', async () => {
+    const { company, companion, journal } = await setup();
+    let down = true;
+    const { fetch } = recordingFetch({
+      before: (s) => {
+        if (down && s.headers['poppy-approval'] !== undefined) throw new TypeError('fetch failed (connect ECONNRESET)');
+      },
+    });
+    const first = await performApi({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, request: api(company), fetch, retry: FAST });
+    expect(first.status).toBe('unknown');
+    down = false;
+    const viaTool = await performTool({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, headers: ALEX, tool: 'exchange_item', arguments: TOOL_ARGS, fetch, retry: FAST });
+    performed(viaTool);
+    expect(viaTool).toMatchObject({ resumed: true, evidence: { status: 200 } });
+    expect('response' in viaTool).toBe(false);
+    expect(companion.prompts).toHaveLength(1);
+    expect([...company.state.performed.values()]).toEqual([1]);
+  });
+
+  it('the extension cannot be told before sending: unavailable, nothing sent; the next call sends without asking again', async () => {
+    const { company, companion, journal } = await setup();
+    const markSent = companion.markSent.bind(companion);
+    companion.markSent = async () => {
+      throw Object.assign(new (await import('../../src/protocol/errors')).CountersignError('ERR_COMPANION_UNAVAILABLE', 'gone'), {});
+    };
+    const { fetch, seen } = recordingFetch();
+    const first = await performApi({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, request: api(company), fetch, retry: FAST });
+    expect(first.status).toBe('unavailable');
+    expect(approvalRequests(seen)).toHaveLength(0);
+    expect(journal.all()).toEqual([expect.objectContaining({ state: 'approved' })]);
+    companion.markSent = markSent;
+    performed(await performApi({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, request: api(company), fetch, retry: FAST }));
+    expect(companion.prompts).toHaveLength(1);
+  });
+
+  it('aborted while retrying: rejects with the reason, the approval stays journaled as sent, and the next call resumes it', async () => {
+    const { company, companion, journal } = await setup();
+    const controller = new AbortController();
+    let down = true;
+    const { fetch } = recordingFetch({
+      before: (s) => {
+        if (down && s.headers['poppy-approval'] !== undefined) {
+          controller.abort(new Error('the agent is shutting down'));
+          throw new TypeError('fetch failed');
+        }
+      },
+    });
+    const error = await rejection(performApi({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, request: api(company), fetch, retry: FAST, signal: controller.signal }));
+    expect((error as Error).message).toBe('the agent is shutting down');
+    expect(journal.all()).toEqual([expect.objectContaining({ state: 'sent' })]);
+    down = false;
+    const again = await performApi({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, request: api(company), fetch, retry: FAST });
+    expect(again).toMatchObject({ status: 'performed', resumed: true });
+    expect(companion.prompts).toHaveLength(1);
+  });
+
+  it('an approval the Companion holds but the journal only knew as asked (a crash in between) is settled as never sent before the new revision is asked', async () => {
+    const clock = new Clock();
+    const { company, companion, journal } = await setup({ clock });
+    // The crash: the person approved revision 1, the agent died before it wrote anything more than "asked".
+    const offered = await fetch(`${company.url}${EXCHANGE_PATH}`, { method: 'POST', headers: { ...ALEX, 'Poppy-Extensions': '"operations";v="2"', 'Content-Type': 'application/json' }, body: JSON.stringify(EXCHANGE_M) });
+    const old = ((await offered.json()) as { operation: import('../../src/protocol/operation').Operation }).operation;
+    await companion.requestApproval({ company: { name: 'Stormline Outfitters', origin: company.url }, operation: old, request: { interface: 'api', method: 'POST', url: `${company.url}${EXCHANGE_PATH}`, body: EXCHANGE_M }, session: SIGNED_IN });
+    const now = Date.now();
+    await journal.put({
+      origin: company.url,
+      company_name: 'Stormline Outfitters',
+      interface: 'api',
+      fingerprint: 'crashed',
+      request: { interface: 'api', method: 'POST', url: `${company.url}${EXCHANGE_PATH}`, body: EXCHANGE_M },
+      operation_id: old.operation_id,
+      revision: old.revision,
+      operation: old,
+      state: 'asked',
+      created_at: now,
+      updated_at: now,
+    });
+    clock.advance(20 * 60_000);
+    const result = await performApi({ companion, journal, company: { origin: company.url }, session: SIGNED_IN, request: api(company), retry: FAST });
+    performed(result);
+    expect(result.operation.revision).not.toBe(old.revision);
+    expect(companion.outcomes[0]).toMatchObject({ revision: old.revision, outcome: 'failed' });
+    expect(companion.sent).toEqual([result.approval]);
+    expect(company.state.performed.get(old.operation_id)).toBe(1);
+  });
+
   it('two calls for the same action at once: one prompt, one perform', async () => {
     const { company, companion, journal } = await setup();
     const [a, b] = await Promise.all([
@@ -473,6 +559,16 @@ describe('performConversation', () => {
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBe(ids[0]);
     expect(company.state.performed.get(result.operation.operation_id)).toBe(1);
+  });
+});
+
+describe('performWithApproval', () => {
+  it('dispatches on interface, and refuses one it does not know', async () => {
+    const { company, companion, journal } = await setup();
+    const result = await performWithApproval({ interface: 'mcp', companion, journal, company: { origin: company.url }, session: SIGNED_IN, headers: ALEX, tool: 'exchange_item', arguments: TOOL_ARGS, retry: FAST });
+    performed(result);
+    const error = await rejection(performWithApproval({ interface: 'email' } as never));
+    expect(isCountersignError(error, 'ERR_INPUT_INVALID')).toBe(true);
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import type { FetchLike, FindOutcome } from '../../../src/agent/index';
+import type { FetchLike } from '../../../src/agent/index';
 import { createCompany, type Company, type CompanyOptions } from '../../../src/company/index';
 
 /**
@@ -10,25 +10,7 @@ import { createCompany, type Company, type CompanyOptions } from '../../../src/c
  * (127.0.0.1), spoken to by the SDK's perform functions over real HTTP and MCP.
  */
 
-/** Alex, signed in (the seed's account): the Poppy headers of the requests. */
-export const ALEX = { 'Poppy-Session': 'sess_alex_laptop', 'Poppy-Version': '0.4', Authorization: 'Bearer tok_alex' };
-/** A signed-out Session, for the guest order. */
-export const GUEST = { 'Poppy-Session': 'sess_guest_pa', 'Poppy-Version': '0.4' };
-export const SIGNED_IN = { kind: 'signed_in' as const, account: 'alex@example.com' };
-export const THIS_SESSION = { kind: 'this_session' as const };
-
-export const EXCHANGE_PATH = '/orders/ord_7Hk2/exchanges';
-export const EXCHANGE_M = { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-m' };
-export const EXCHANGE_L = { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-l' };
-export const TOOL_ARGS = { order_id: 'ord_7Hk2', ...EXCHANGE_M };
-
-export class Clock {
-  ms = Date.now();
-  readonly now = (): number => this.ms;
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
+export { ALEX, Clock, EXCHANGE_L, EXCHANGE_M, EXCHANGE_PATH, GUEST, SIGNED_IN, THIS_SESSION, TOOL_ARGS, referenceFindOutcome } from './shop';
 
 const open: Company[] = [];
 const dirs: string[] = [];
@@ -51,30 +33,6 @@ export async function tempDir(prefix = 'csp-'): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
   dirs.push(dir);
   return dir;
-}
-
-/**
- * Section 7: "the Personal Agent finds out another way, such as from the order in the Company's
- * API". Reads the order (or subscription) the operation's terms name and looks for the operation.
- */
-export function referenceFindOutcome(company: Pick<Company, 'url'>, headers: Record<string, string> = ALEX, fetcher: FetchLike = fetch): FindOutcome {
-  return async ({ operation }) => {
-    const terms = operation.terms ?? {};
-    if (typeof terms.order_id === 'string') {
-      const response = await fetcher(`${company.url}/orders/${terms.order_id}`, { headers });
-      if (response.status !== 200) return undefined;
-      const body = (await response.json()) as { order: { exchanges: Array<{ operation_id: string }> } };
-      const exchange = body.order.exchanges.find((e) => e.operation_id === operation.operation_id);
-      return { performed: exchange !== undefined, evidence: exchange };
-    }
-    if (typeof terms.subscription_id === 'string') {
-      const response = await fetcher(`${company.url}/subscriptions/${terms.subscription_id}`, { headers });
-      if (response.status !== 200) return undefined;
-      const body = (await response.json()) as { subscription: { cancellation: { operation_id: string } | null } };
-      return { performed: body.subscription.cancellation?.operation_id === operation.operation_id, evidence: body.subscription.cancellation };
-    }
-    return undefined;
-  };
 }
 
 export interface Seen {
