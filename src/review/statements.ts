@@ -163,9 +163,20 @@ export function statesLiteral(text: string, value: string): boolean {
   return false;
 }
 
-/** A currency code is stated by the code or by one of its signs. */
+/**
+ * A currency code is stated by the code or by one of its signs, standing alone as next to an
+ * amount: no letter before it ("CA$" is not "$"), no more of a code after it ("USDT").
+ */
 export function statesCurrency(text: string, currency: string): boolean {
-  return signsOf(currency).some((sign) => (WORDLIKE.test(sign[0]!) ? statesLiteral(text, sign) : text.includes(sign)));
+  return signsOf(currency).some((sign) => {
+    const endsInLetter = WORDLIKE.test(sign[sign.length - 1]!);
+    for (let at = text.indexOf(sign); at >= 0; at = text.indexOf(sign, at + 1)) {
+      const prior = text[at - 1];
+      const next = text[at + sign.length];
+      if ((prior === undefined || !WORDLIKE.test(prior)) && !(endsInLetter && next !== undefined && ID_CHAR.test(next))) return true;
+    }
+    return false;
+  });
 }
 
 /**

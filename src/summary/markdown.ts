@@ -4,7 +4,8 @@
  * (`attention`), paragraphs (the default flow content) and lists (`list`).
  *
  * What those need and stays on:
- * - blank lines and line endings (not disableable: they are how paragraphs and loose lists end);
+ * - line endings (`lineEnding`) and blank lines (built into flow, not a construct): they are
+ *   how paragraphs, list items and loose lists end;
  * - character escapes (`characterEscape`), so a Company can write a literal `\*` or `1\.`;
  *   an escape only ever yields ASCII punctuation, so it cannot smuggle anything in.
  *

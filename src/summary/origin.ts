@@ -162,8 +162,8 @@ function labelProblems(label: string, tldScripts: ReadonlySet<Script>): OriginWa
       return;
     }
     if (DEVIATIONS.has(cp)) problems.add('idn-deviation');
-    // Digit systems told apart by their 16-code-point block: every decimal digit run of 0-9
-    // that a hostname can hold sits inside one such block.
+    // Digit systems told apart by their 16-code-point block: the 0-9 run of every recommended
+    // script sits inside one such block (fullwidth and mathematical digits become ASCII).
     if (DECIMAL_DIGIT.test(ch)) digitSystems.add(cp >> 4);
     const script = scriptOf(ch);
     if (script === 'Common') {

@@ -11,8 +11,9 @@ import { inspectText, type TextFinding } from './text-inspection.ts';
 
 /**
  * Characters (UTF-16 code units) shown before "Show all". 20,000 is about ten pages of
- * prose, far above any honest summary (the seed's is 151), and renders in a few milliseconds;
- * a longer summary is itself worth the user's attention, which `truncated` lets the window say.
+ * prose, far above any honest summary (the seed's is 151), and renders in tens of milliseconds
+ * (bench/summary.bench.ts); a longer summary is itself worth the user's attention, which
+ * `truncated` lets the window say.
  */
 export const SUMMARY_DISPLAY_LIMIT = 20_000;
 
@@ -58,8 +59,8 @@ export interface SummaryText {
   truncated: boolean;
 }
 
-function checkLimit(limit: number): number {
-  if (limit === Infinity || (Number.isSafeInteger(limit) && limit > 0)) return limit;
+function checkLimit(limit: number): void {
+  if (limit === Infinity || (Number.isSafeInteger(limit) && limit > 0)) return;
   throw new CountersignError('ERR_INPUT_INVALID', 'The summary display limit must be a positive integer or Infinity.');
 }
 
@@ -122,14 +123,17 @@ export function summaryToSafeHtml(markdown: string, options: SummaryOptions = {}
   return prepareSummary(markdown, options).html;
 }
 
-/** The summary as a DOM fragment for `doc`. See `renderSummaryView` for the report. */
-export function renderSummary(markdown: string, doc: Document, options: Omit<SummaryOptions, 'window'> = {}): DocumentFragment {
+/**
+ * The summary as a DOM fragment for `doc`. See `renderSummaryView` for the report.
+ * `options.window` is used only when `doc` has no window of its own.
+ */
+export function renderSummary(markdown: string, doc: Document, options: SummaryOptions = {}): DocumentFragment {
   return renderSummaryView(markdown, doc, options).fragment;
 }
 
 /**
- * The text a reader sees, without a DOM: what the terms review and the revision diff compare,
- * so that they check the words on the screen, not the Markdown source.
+ * The text a reader sees, without a DOM: what the terms review compares, so that it checks
+ * the words on the screen, not the Markdown source.
  */
 export function summaryToText(markdown: string, options: Pick<SummaryOptions, 'limit' | 'showAll'> = {}): SummaryText {
   const wall = firstWall(markdown, options);

@@ -106,8 +106,11 @@ describe('money in the summary', () => {
     expect(reviewTerms({ summary: 'Total \u20AC1234.5', terms: big, request: {} })).toEqual([]);
   });
 
-  it('accepts a currency code stated by its sign', () => {
+  it('accepts a currency code stated by its sign, not by another currency\'s sign', () => {
     expect(reviewTerms({ summary: 'Pay $5.00', terms: { price: '5.00', currency: 'USD' }, request: {} })).toEqual([]);
+    expect(reviewTerms({ summary: 'Pay CA$5.00', terms: { price: '5.00', currency: 'USD' }, request: {} }).map((f) => [f.code, f.path])).toEqual([
+      ['not-in-summary', 'currency'],
+    ]);
   });
 });
 

@@ -63,6 +63,7 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
     card.append(more);
   }
   if (rendered.findings.length > 0) warnings.append(el('li', t('hygieneWarning')));
+  if (rendered.formattingLimited) warnings.append(el('li', t('formattingLimited')));
   if (warnings.childElementCount > 0) card.insertBefore(warnings, card.querySelector('h2'));
 
   // Check: findings of the terms review, prominent, before the terms themselves.
