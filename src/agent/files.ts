@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import type { z } from 'zod';
 import { CountersignError } from '../protocol/errors';
+import { formatIssues } from '../protocol/issues';
 
 /**
  * The agent's config folder on disk: where it is by default, how it is created, and how files in
@@ -201,4 +203,25 @@ export async function lockConfigDir(dir: string): Promise<ConfigLock> {
     await fsp.unlink(file).catch(() => undefined);
   }
   throw new CountersignError('ERR_NOT_ALLOWED', `configDir: could not take ${file}; another process keeps creating it`);
+}
+
+/**
+ * Reads a journal the agent keeps in its config folder: undefined when there is none yet. A damaged
+ * file is an error, never an empty journal, because forgetting what was approved, withdrawn or
+ * sent could ask the User twice or send what they withdrew (spec sections 5 and 7).
+ */
+export async function readJournalFile<S extends z.ZodType>(file: string, ctx: PrivacyContext, schema: S, name: string): Promise<z.output<S> | undefined> {
+  const text = await readPrivateFile(file, ctx);
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new CountersignError('ERR_INPUT_INVALID', `${file}: not JSON; move it aside to start a new journal`, { cause });
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new CountersignError('ERR_INPUT_INVALID', `${formatIssues(name, parsed.error.issues)}; move it aside to start a new journal`, { cause: parsed.error });
+  }
+  return parsed.data as z.output<S>;
 }

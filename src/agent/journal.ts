@@ -1,11 +1,9 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { companySchema, nonceSchema } from '../protocol/bridge';
-import { CountersignError } from '../protocol/errors';
 import { idSchema } from '../protocol/id';
-import { formatIssues } from '../protocol/issues';
 import { checkRfc3339 } from '../protocol/rfc3339';
-import { readPrivateFile, writePrivateFileAtomic, type PrivacyContext } from './files';
+import { readJournalFile, writePrivateFileAtomic, type PrivacyContext } from './files';
 
 /**
  * The agent's decision journal: what the SDK has verified and done, kept in the config folder so
@@ -92,21 +90,11 @@ export class Journal {
   /** Open the journal in `dir`. A damaged file is an error, not an empty journal: forgetting withdrawals or seen nonces fails open. */
   static async open(dir: string, ctx: PrivacyContext, now: () => number = Date.now): Promise<Journal> {
     const journal = new Journal(path.join(dir, JOURNAL_FILE), ctx, now);
-    const text = await readPrivateFile(journal.file, ctx);
-    if (text === undefined) return journal;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      throw new CountersignError('ERR_INPUT_INVALID', `${journal.file}: not JSON; move it aside to start a new journal`, { cause });
-    }
-    const parsed = fileSchema.safeParse(value);
-    if (!parsed.success) {
-      throw new CountersignError('ERR_INPUT_INVALID', `${formatIssues(JOURNAL_FILE, parsed.error.issues)}; move it aside to start a new journal`, { cause: parsed.error });
-    }
-    for (const entry of parsed.data.decisions) journal.decisions.set(keyOf(entry.operation_id, entry.revision), entry);
-    for (const [key, at] of Object.entries(parsed.data.withdrawn)) journal.withdrawnMarks.set(key, at);
-    for (const [nonce, until] of Object.entries(parsed.data.seen_nonces)) journal.seen.set(nonce, until);
+    const data = await readJournalFile(journal.file, ctx, fileSchema, JOURNAL_FILE);
+    if (data === undefined) return journal;
+    for (const entry of data.decisions) journal.decisions.set(keyOf(entry.operation_id, entry.revision), entry);
+    for (const [key, at] of Object.entries(data.withdrawn)) journal.withdrawnMarks.set(key, at);
+    for (const [nonce, until] of Object.entries(data.seen_nonces)) journal.seen.set(nonce, until);
     return journal;
   }
 

@@ -3,11 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { approvalSchema, type Approval } from '../protocol/approval';
 import { canonicalJson } from '../protocol/canonical-json';
-import { CountersignError } from '../protocol/errors';
 import { idSchema } from '../protocol/id';
-import { formatIssues } from '../protocol/issues';
 import { operationSchema, type Operation } from '../protocol/operation';
-import { preparePrivateDir, readPrivateFile, writePrivateFileAtomic, type PrivacyContext } from './files';
+import { preparePrivateDir, readJournalFile, writePrivateFileAtomic, type PrivacyContext } from './files';
 
 /**
  * The perform journal: the approvals this agent is sending, kept in a file so that a crashed and
@@ -141,19 +139,9 @@ export class PerformJournal {
     const ctx: PrivacyContext = { platform: process.platform, uid: typeof process.getuid === 'function' ? process.getuid() : undefined };
     await preparePrivateDir(dir, ctx);
     const journal = new PerformJournal(path.join(dir, PERFORM_JOURNAL_FILE), ctx, options.now ?? Date.now);
-    const text = await readPrivateFile(journal.file, ctx);
-    if (text === undefined) return journal;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (cause) {
-      throw new CountersignError('ERR_INPUT_INVALID', `${journal.file}: not JSON; move it aside to start a new journal`, { cause });
-    }
-    const parsed = fileSchema.safeParse(value);
-    if (!parsed.success) {
-      throw new CountersignError('ERR_INPUT_INVALID', `${formatIssues(PERFORM_JOURNAL_FILE, parsed.error.issues)}; move it aside to start a new journal`, { cause: parsed.error });
-    }
-    for (const entry of parsed.data.entries) journal.entries.set(keyOf(entry.origin, entry.operation_id), entry);
+    const data = await readJournalFile(journal.file, ctx, fileSchema, PERFORM_JOURNAL_FILE);
+    if (data === undefined) return journal;
+    for (const entry of data.entries) journal.entries.set(keyOf(entry.origin, entry.operation_id), entry);
     return journal;
   }
 
