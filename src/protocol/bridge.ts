@@ -370,7 +370,8 @@ export const agentToExtensionMessage = z.discriminatedUnion('type', [
 ]);
 export type AgentToExtensionMessage = z.output<typeof agentToExtensionMessage>;
 
-export const extensionToAgentMessage = z.discriminatedUnion('type', [
+/** What the extension sends an agent (inside relay); an agent also reads the bridge's own two messages. */
+const EXTENSION_TO_AGENT = [
   challengeMessage,
   welcomeMessage,
   versionMessage,
@@ -379,22 +380,13 @@ export const extensionToAgentMessage = z.discriminatedUnion('type', [
   decisionMessage,
   withdrawnMessage,
   errorMessage,
-]);
+] as const;
+
+export const extensionToAgentMessage = z.discriminatedUnion('type', [...EXTENSION_TO_AGENT]);
 export type ExtensionToAgentMessage = z.output<typeof extensionToAgentMessage>;
 
 /** Everything an agent can read from its socket. */
-export const agentInboundMessage = z.discriminatedUnion('type', [
-  challengeMessage,
-  welcomeMessage,
-  versionMessage,
-  pairOfferMessage,
-  pairResultMessage,
-  decisionMessage,
-  withdrawnMessage,
-  errorMessage,
-  bridgeInfoMessage,
-  companionUnavailableMessage,
-]);
+export const agentInboundMessage = z.discriminatedUnion('type', [...EXTENSION_TO_AGENT, bridgeInfoMessage, companionUnavailableMessage]);
 export type AgentInboundMessage = z.output<typeof agentInboundMessage>;
 
 // -- extension ↔ bridge (stdio, top level)
