@@ -38,7 +38,7 @@ function median(fn: () => unknown, runs: number): number {
 const ms = (t: number) => `${t.toFixed(1)} ms`;
 
 /** A long but plausible summary: a plan change with items, amounts, dates and conditions. */
-function realisticSummary(bytes: number): string {
+export function realisticSummary(bytes: number): string {
   const blocks: string[] = [];
   for (let i = 1; blocks.join('\n\n').length < bytes; i += 1) {
     blocks.push(
