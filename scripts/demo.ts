@@ -5,8 +5,8 @@
  * approved by the person in Countersign's own window.
  *
  * With no display, Chromium runs headless and the demo clicks in the window itself (a real
- * click in the extension's page, logged as such) and saves screenshots: run it under
- * `xvfb-run -a npm run demo`, or on a desktop, to do the clicking yourself.
+ * click in the extension's page, logged as such) and saves screenshots; on a desktop the person
+ * clicks (`--auto` clicks there too, `--fresh` forgets the earlier pairing).
  */
 import { chromium, type BrowserContext, type Page } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   step(execFileSync(process.execPath, [resolve('dist/countersign-bridge.mjs'), 'install', '--browser', 'chromium', '--user-data-dir', profile], { env, encoding: 'utf8' }).trim().split('\n').join('\n  '));
 
   say(`Launching Debian Chromium with Countersign (${headed ? 'headed' : 'headless: no display'})`);
-  if (!headed) step('No display here. To approve yourself, run `xvfb-run -a npm run demo -- --headed` under a desktop session, or on a desktop. The demo clicks for you now and saves screenshots in demo-output/.');
+  if (!headed) step('No display here, so nobody can click: the demo clicks in the Countersign window for you and saves screenshots in demo-output/. Run it on a desktop to approve yourself.');
   const ext = resolve('.output/chrome-mv3');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.COUNTERSIGN_CHROMIUM ?? '/usr/bin/chromium',
