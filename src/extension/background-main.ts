@@ -56,7 +56,7 @@ export function startBackground(): void {
     });
     const queue = new ApprovalQueue({
       store,
-      sign: (record, status) => signRecord(store, record, status),
+      sign: (record, status) => signRecord(key, record, status),
       send: (conn, reply) => sessions.sendReply(conn, reply),
       changed: (reason) => {
         scheduleBroadcast();

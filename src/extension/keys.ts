@@ -37,7 +37,6 @@ export async function decisionClaims(record: ApprovalRecord, status: 'approved' 
   };
 }
 
-export async function signRecord(store: Store, record: ApprovalRecord, status: 'approved' | 'declined'): Promise<string> {
-  const key = await extensionKey(store);
+export async function signRecord(key: StoredKeyPair, record: ApprovalRecord, status: 'approved' | 'declined'): Promise<string> {
   return signDecision(await decisionClaims(record, status), key.privateKey, key.alg, key.thumbprint);
 }

@@ -102,8 +102,10 @@ export class NativePort {
   }
 
   private setState(state: 'up' | 'down', reason?: string): void {
-    const changed = state !== this.state;
+    // Once per change: every retry while down would otherwise reset the sessions and rewrite
+    // every record's connection again. The latest reason is kept in lastError.
+    if (state === this.state) return;
     this.state = state;
-    if (changed || state === 'down') this.handlers.onState(state, reason);
+    this.handlers.onState(state, reason);
   }
 }

@@ -76,7 +76,7 @@ abstract class ExtensionSide {
   ) {
     this.queue = new ApprovalQueue({
       store,
-      sign: (record, status) => signRecord(store, record, status),
+      sign: (record, status) => signRecord(key, record, status),
       send: (conn, reply) => this.sessions.sendReply(conn, reply),
       changed: () => {},
     });

@@ -48,7 +48,9 @@ async function activeCount(operationId: string): Promise<number> {
 async function showing(page: Page, operationId: string): Promise<void> {
   await expect(page.getByTestId('summary')).toBeVisible();
   await expect(page.locator('#content')).toContainText(STORMLINE.name);
-  await page.waitForFunction((id) => !document.body.textContent?.includes('Nothing is waiting') && !!document.querySelector('[data-testid="terms"]')?.textContent?.includes('ord_7Hk2') && !!id, operationId);
+  // The window marks which revision it painted (`${agent} ${operation_id} ${revision}`): wait for this one.
+  await page.locator(`#content[data-painted-key*=" ${operationId} "]`).waitFor();
+  await expect(page.getByTestId('terms')).toContainText('ord_7Hk2');
 }
 
 test('section 5: pairing pins keys; Approve waits ~1 s; a trusted click returns a decision the SDK verified', async () => {

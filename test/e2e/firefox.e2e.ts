@@ -31,8 +31,10 @@ function ask(a: Companion, operation: ReturnType<typeof jacketOperation>, reques
 }
 const fresh = (inMs?: number) => jacketOperation('rev1', inMs, { operation_id: `exc_ff${++counter}` });
 
-async function waitShowing(page: Page): Promise<void> {
-  await page.waitForFunction(() => !!document.querySelector('[data-testid="terms"]')?.textContent?.includes('ord_7Hk2'), { timeout: 10_000 });
+/** Waits until the window has painted this operation (it marks `${agent} ${operation_id} ${revision}`). */
+async function waitShowing(page: Page, operationId: string): Promise<void> {
+  await page.waitForSelector(`#content[data-painted-key*=" ${operationId} "]`, { timeout: 10_000 });
+  expect(await text(page, '[data-testid="terms"]')).toContain('ord_7Hk2');
 }
 async function approveWhenEnabled(page: Page): Promise<void> {
   await page.waitForSelector('#approve:not([disabled])', { timeout: 5000 });
@@ -44,7 +46,7 @@ test('Firefox: pair, then a trusted click approves and the SDK verifies the sign
   const op = fresh();
   const pending = ask(agent, op);
   const page = await stack.approvalWindow();
-  await waitShowing(page);
+  await waitShowing(page, op.operation_id);
   expect(await text(page, '[data-testid="summary"] strong')).toBe('$70.00');
   expect(await page.$eval('#approve', (b) => (b as HTMLButtonElement).disabled)).toBe(true);
   await approveWhenEnabled(page);
@@ -54,17 +56,19 @@ test('Firefox: pair, then a trusted click approves and the SDK verifies the sign
 });
 
 test('Firefox: decline', async () => {
-  const pending = ask(agent, fresh());
+  const op = fresh();
+  const pending = ask(agent, op);
   const page = await stack.approvalWindow();
-  await waitShowing(page);
+  await waitShowing(page, op.operation_id);
   await page.click('#decline');
   expect((await pending).status).toBe('declined');
 });
 
 test('Firefox: expiry', async () => {
-  const pending = ask(agent, fresh(2500));
+  const op = fresh(2500);
+  const pending = ask(agent, op);
   const page = await stack.approvalWindow();
-  await waitShowing(page);
+  await waitShowing(page, op.operation_id);
   expect((await pending).status).toBe('expired');
 });
 
@@ -72,7 +76,7 @@ test('Firefox: a new revision supersedes the pending one and shows what changed'
   const first = fresh();
   const p1 = ask(agent, first);
   const page = await stack.approvalWindow();
-  await waitShowing(page);
+  await waitShowing(page, first.operation_id);
   const second = { ...first, revision: 'rev2', summary: first.summary.replace(/\(M\)/g, '(L)'), terms: { ...first.terms, replacement_sku: 'stormline-insulated-l' } };
   const p2 = ask(agent, second, { ...EXCHANGE_REQUEST, body: { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-l' } });
   expect((await p1).status).toBe('superseded');
@@ -86,7 +90,7 @@ test('Firefox: withdraw before the agent sent it', async () => {
   const op = fresh();
   const pending = ask(agent, op);
   const page = await stack.approvalWindow();
-  await waitShowing(page);
+  await waitShowing(page, op.operation_id);
   await approveWhenEnabled(page);
   const result = await pending;
   expect(result.status).toBe('approved');

@@ -51,8 +51,8 @@ describe('extension key and decision signing (issue 4 "Pairing and keys")', () =
   it('signs a decision the agent SDK verifies against the pinned key', async () => {
     const store = await Store.open(`keys-${++n}`);
     const rec = await record();
-    const jws = await signRecord(store, rec, 'approved');
     const key = await extensionKey(store);
+    const jws = await signRecord(key, rec, 'approved');
     const claims = await verifyDecision(jws, {
       pinnedKey: key.publicJwk,
       expected: { operation: rec.operation, company: rec.company, audience: rec.agent, nonce: rec.nonce },

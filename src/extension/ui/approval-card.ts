@@ -4,6 +4,7 @@ import { renderSummaryView } from '../../summary/render.ts';
 import { inspectText } from '../../summary/text-inspection.ts';
 import { reviewTerms } from '../../review/terms.ts';
 import { diffRevisions } from '../../review/diff.ts';
+import { formatPath, type PathSegment } from '../../review/values.ts';
 import type { ApprovalView } from '../snapshot';
 
 /** `browser.i18n.getMessage`, injected so the card renders in tests without a browser. */
@@ -100,7 +101,7 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
     table.dataset.testid = 'terms';
     for (const [path, value] of flatten(view.operation.terms)) {
       const row = el('tr');
-      row.append(el('th', inspectText(path, { singleLine: true }).display), el('td', inspectText(value, { singleLine: true }).display));
+      row.append(el('th', path), el('td', inspectText(value, { singleLine: true }).display));
       table.append(row);
     }
     card.append(table);
@@ -118,12 +119,13 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   return card;
 }
 
-function flatten(value: unknown, prefix = ''): Array<[string, string]> {
+/** Every scalar of the terms with its path, written as the review's findings write it. */
+function flatten(value: unknown, path: PathSegment[] = []): Array<[string, string]> {
   if (value !== null && typeof value === 'object') {
-    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-    return entries.flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
+    const entries: Array<[PathSegment, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+    return entries.flatMap(([k, v]) => flatten(v, [...path, k]));
   }
-  return [[prefix, typeof value === 'string' ? value : JSON.stringify(value)]];
+  return [[formatPath(path), typeof value === 'string' ? value : JSON.stringify(value)]];
 }
 
 function requestBody(request: unknown): Record<string, unknown> | undefined {

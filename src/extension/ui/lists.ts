@@ -1,3 +1,4 @@
+import { inspectText } from '../../summary/text-inspection.ts';
 import type { Translate } from './approval-card';
 import type { ApprovalView, Snapshot } from '../snapshot';
 
@@ -26,13 +27,15 @@ export function renderApprovalList(doc: Document, views: ApprovalView[], t: Tran
   for (const v of views) {
     const item = doc.createElement('li');
     const name = doc.createElement('strong');
-    name.textContent = v.company.name;
+    // Company text: hidden and direction-changing characters shown as tokens, as in the window.
+    name.textContent = inspectText(v.company.name, { singleLine: true }).display;
     const state = doc.createElement('span');
     state.className = `state ${v.state}`;
     state.textContent = ` — ${t(STATE_MESSAGE[v.state])}`;
     const summary = doc.createElement('p');
     summary.className = 'muted';
-    summary.textContent = v.operation.summary.length > 140 ? `${v.operation.summary.slice(0, 140)}…` : v.operation.summary;
+    const excerpt = inspectText(v.operation.summary.slice(0, 140), { singleLine: true }).display;
+    summary.textContent = v.operation.summary.length > 140 ? `${excerpt}…` : excerpt;
     item.append(name, state, summary);
     list.append(item);
   }
