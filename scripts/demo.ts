@@ -15,7 +15,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createCompany } from '../src/company/index';
-import { Companion, performApi, performTool, performConversation, type FindOutcome, type PerformProgress } from '../src/agent/index';
+import { Companion, formatPairingCode, performApi, performTool, performConversation, type FindOutcome, type PerformProgress } from '../src/agent/index';
 
 const headed = !!process.env.DISPLAY || process.argv.includes('--headed');
 const auto = !headed || process.argv.includes('--auto');
@@ -54,10 +54,13 @@ async function main(): Promise<void> {
     say('Connecting the agent to Countersign');
     const companion = await connectWithRetry(join(root, 'agent'), env);
     if (!companion.paired) {
-      const { code, confirmed } = await companion.pair();
-      say(`Pairing: Countersign shows a code. It must be ${code}.`);
-      if (auto) await click(context, '#pair-confirm', 'The codes match: pair', 'pairing');
-      else step('Check the code in the Countersign window and click “The codes match: pair”.');
+      const { code, fingerprint, confirmed } = await companion.pair();
+      say(`Pairing: type this code in the Countersign window: ${formatPairingCode(code)}`);
+      step(`Countersign names this agent “Countersign demo agent” with key ${fingerprint}; the window shows the same key.`);
+      if (auto) {
+        await (await approvalWindow(context)).getByTestId('pair-code-input').fill(formatPairingCode(code));
+        await click(context, '#pair-confirm', 'Pair this agent', 'pairing');
+      } else step('Type the code into the Countersign window and click “Pair this agent”.');
       await confirmed;
       step('Paired: each side has pinned the other’s key.');
     } else {

@@ -23,7 +23,8 @@ import {
 import type { Approval } from '../protocol/approval';
 import { verifyDecision, type DecisionClaims } from '../protocol/decision';
 import { CountersignError, ERROR_CODES, isCountersignError, type ErrorCode } from '../protocol/errors';
-import { checkRfc3339 } from '../protocol/rfc3339';
+import { keyFingerprint } from '../protocol/fingerprint';
+import { deadlineOf } from '../protocol/rfc3339';
 import { checkSocketPath, findAgentSocket } from './discovery';
 import { defaultConfigDir, lockConfigDir, preparePrivateDir, type ConfigLock, type PrivacyContext } from './files';
 import { Journal, type JournalEntry, type Outcome } from './journal';
@@ -118,8 +119,13 @@ export interface OutcomeReport {
 }
 
 export interface Pairing {
-  /** The 6-digit code to show the person; the extension shows the same one. */
+  /**
+   * The 6-digit code to show the person, who types it into Countersign's window (the window does
+   * not show it: a click alone can never pair). Show it as `formatPairingCode` does, "304 236".
+   */
   code: string;
+  /** This agent's key fingerprint, as Countersign shows it beside the agent's name. */
+  fingerprint: string;
   /** Resolves when the person confirms in the extension (the key is pinned by then); rejects with ERR_PAIRING_FAILED when they refuse. */
   confirmed: Promise<void>;
 }
@@ -212,10 +218,8 @@ function inputError(error: CountersignError): CountersignError {
   return error.code === 'ERR_BRIDGE_MESSAGE_INVALID' ? new CountersignError('ERR_INPUT_INVALID', error.message, { cause: error }) : error;
 }
 
-function epochMs(rfc3339: string): number {
-  const checked = checkRfc3339(rfc3339);
-  return checked.ok ? checked.epochMs : Number.NaN;
-}
+/** The one clock (protocol/rfc3339.ts), failing closed: a deadline that names no instant has passed. */
+const epochMs = deadlineOf;
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
@@ -343,6 +347,14 @@ export class Companion extends EventEmitter<CompanionEvents> {
   /** RFC 7638 thumbprint of this agent's key: its identity in the extension, the `aud` of its decisions. */
   get agentKeyThumbprint(): string {
     return this.key.thumbprint;
+  }
+
+  /**
+   * This agent's short key fingerprint ("7Q2M-X9KD"): Countersign shows it beside the agent's name
+   * on every prompt and in its list of agents. Print it when pairing, so the person can match it.
+   */
+  get fingerprint(): string {
+    return keyFingerprint(this.key.thumbprint);
   }
 
   /** The agent's public key (what the extension pins). */
@@ -622,7 +634,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
       extensionNonce: offer.extension_nonce,
       agentNonce,
     });
-    return { code, confirmed };
+    return { code, fingerprint: this.fingerprint, confirmed };
   }
 
   /** Send `message` and wait (timeoutMs) for the machine answer of type `kind` with the same id. */
@@ -903,7 +915,8 @@ export class Companion extends EventEmitter<CompanionEvents> {
     if (this.journal.isWithdrawn(operation_id, revision)) return false;
     if (entry.sent) return true;
     if (!this.connected) throw unavailable('not connected to the Countersign extension: it cannot be told, so the approval must not be sent yet');
-    const result = await this.sendUnacked('sent', parsed.message, operation_id, revision);
+    // The Company's origin makes the extension's match exact (operation IDs are per Company).
+    const result = await this.sendUnacked('sent', { ...parsed.message, company_origin: entry.company.origin }, operation_id, revision);
     switch (result.kind) {
       case 'ok':
         if (this.journal.isWithdrawn(operation_id, revision)) return false;
@@ -944,7 +957,8 @@ export class Companion extends EventEmitter<CompanionEvents> {
       'outcome',
     );
     if (!parsed.ok) throw inputError(parsed.error);
-    const m = parsed.message;
+    const origin = this.journal.get(parsed.message.operation_id, parsed.message.revision)?.company.origin;
+    const m = origin === undefined ? parsed.message : { ...parsed.message, company_origin: origin };
     await this.journal.setOutcome(m.operation_id, m.revision, m.outcome, m.detail, false);
     return this.deliverOutcome(m);
   }
@@ -960,7 +974,15 @@ export class Companion extends EventEmitter<CompanionEvents> {
   private async deliverOutcomes(): Promise<void> {
     for (const entry of this.journal.undelivered()) {
       if (!this.connected || entry.outcome === undefined) return;
-      const m = { type: 'outcome' as const, v: BRIDGE_PROTOCOL_VERSION as typeof BRIDGE_PROTOCOL_VERSION, operation_id: entry.operation_id, revision: entry.revision, outcome: entry.outcome, ...(entry.outcome_detail === undefined ? {} : { detail: entry.outcome_detail }) };
+      const m = {
+        type: 'outcome' as const,
+        v: BRIDGE_PROTOCOL_VERSION as typeof BRIDGE_PROTOCOL_VERSION,
+        operation_id: entry.operation_id,
+        revision: entry.revision,
+        company_origin: entry.company.origin,
+        outcome: entry.outcome,
+        ...(entry.outcome_detail === undefined ? {} : { detail: entry.outcome_detail }),
+      };
       try {
         await this.deliverOutcome(m);
       } catch (error) {

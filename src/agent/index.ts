@@ -24,6 +24,8 @@ export { JOURNAL_FILE, OUTCOMES, type Outcome } from './journal';
 // What the caller needs around an approval, from the protocol layer, so one import suffices.
 export { CountersignError, isCountersignError, type ErrorCode } from '../protocol/errors';
 export type { DecisionClaims } from '../protocol/decision';
+// What the person compares: the code they type into Countersign, and the agent's key fingerprint.
+export { formatPairingCode, keyFingerprint } from '../protocol/fingerprint';
 // Section 6: the three ways to send an approval back through the interface that returned the operation.
 export { formatApprovalHeader } from '../protocol/approval-header';
 export { approvalMessage, approvalMeta, APPROVAL_META_KEY, type Approval } from '../protocol/approval';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { companySchema, nonceSchema } from '../protocol/bridge';
 import { idSchema } from '../protocol/id';
-import { checkRfc3339 } from '../protocol/rfc3339';
+import { checkRfc3339, deadlineOf } from '../protocol/rfc3339';
 import { readJournalFile, writePrivateFileAtomic, type PrivacyContext } from './files';
 
 /**
@@ -71,8 +71,7 @@ function keyOf(operationId: string, revision: string): string {
 }
 
 function expiresMs(entry: Pick<JournalEntry, 'expires_at'>): number {
-  const checked = checkRfc3339(entry.expires_at);
-  return checked.ok ? checked.epochMs : 0;
+  return Math.max(0, deadlineOf(entry.expires_at));
 }
 
 export class Journal {

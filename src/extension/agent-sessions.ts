@@ -33,6 +33,32 @@ interface Connection {
   challenge?: string;
 }
 
+/**
+ * Pairings waiting for the person at once, over all connections. A pairing needs no paired key,
+ * so any local process can ask: the cap keeps a flood of them from burying the window, and one
+ * per connection keeps one process from stacking them. Paired agents' approvals are not counted.
+ */
+export const MAX_PENDING_PAIRINGS = 3;
+/** Wrong codes typed before a pairing is refused: a guess has at most 3 in 1,000,000 chances. */
+export const MAX_PAIRING_CODE_ATTEMPTS = 3;
+
+/** What the person's answer to a pairing did. */
+export type PairingAnswer = { status: 'paired' | 'rejected' } | { status: 'code-mismatch'; attemptsLeft: number };
+
+/**
+ * Names compared as a person reads them: compatibility forms folded (NFKC), case and hidden
+ * characters ignored, runs of spaces as one. "Desk agent", "DESK  AGENT" and "Desk\u200Bagent"
+ * are one name to a person, so they are one name here.
+ */
+export function agentNameKey(name: string): string {
+  return name
+    .normalize('NFKC')
+    .replace(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu, '')
+    .replace(/\s+/gu, ' ')
+    .trim()
+    .toLowerCase();
+}
+
 export interface PendingPairing {
   pairingId: string;
   conn: string;
@@ -43,6 +69,8 @@ export interface PendingPairing {
   commitment: string;
   extensionNonce: string;
   code?: string;
+  /** Wrong codes typed so far (MAX_PAIRING_CODE_ATTEMPTS ends the pairing). */
+  attempts: number;
   requestedAt: number;
 }
 
@@ -187,6 +215,27 @@ export class AgentSessions {
         const who = this.authenticated(c);
         const keyThumbprint = await jwkThumbprint(m.agent_key);
         if (keyThumbprint !== who.agentThumbprint) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request.agent_key: not the key this connection proved');
+        // A second agent under a paired agent's name would be told apart only by its key: refuse it,
+        // so "your agent “Desk agent”" always means the one the person paired under that name.
+        const nameKey = agentNameKey(m.agent_name);
+        const namesake = (await store.agents()).find((a) => !a.revokedAt && a.thumbprint !== keyThumbprint && agentNameKey(a.name) === nameKey);
+        if (namesake) {
+          await store.audit('pairing-name-taken', { agent: keyThumbprint, detail: m.agent_name });
+          throw new CountersignError(
+            'ERR_PAIRING_FAILED',
+            `pair_request.agent_name: an agent named ${JSON.stringify(namesake.name)} is already paired with another key; choose another name, or have the person remove that agent in Countersign's options first`,
+          );
+        }
+        // From here to `pairings.set` nothing awaits: messages from many connections are handled
+        // concurrently, and the cap must hold however they interleave.
+        const waiting = [...this.pairings.values()];
+        if (waiting.some((p) => p.conn === c.conn)) {
+          throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request: a pairing is already waiting on this connection; one at a time');
+        }
+        if (waiting.length >= MAX_PENDING_PAIRINGS) {
+          void store.audit('pairing-throttled', { agent: keyThumbprint, detail: m.agent_name }).catch(() => undefined);
+          throw new CountersignError('ERR_THROTTLED', `pair_request: ${waiting.length} pairings are already waiting for the person; try again later`);
+        }
         const extensionNonce = randomNonce();
         const pairing: PendingPairing = {
           pairingId: `${c.conn}:${m.id}`,
@@ -197,6 +246,7 @@ export class AgentSessions {
           agentThumbprint: keyThumbprint,
           commitment: m.agent_nonce_sha256,
           extensionNonce,
+          attempts: 0,
           requestedAt: Date.now(),
         };
         this.pairings.set(pairing.pairingId, pairing);
@@ -235,13 +285,13 @@ export class AgentSessions {
         return;
       case 'approval_sent': {
         const who = await this.paired(c);
-        const reply = await queue.sent(who, m.operation_id, m.revision);
+        const reply = await queue.sent(who, m.operation_id, m.revision, m.company_origin);
         if (reply) this.sendReply(c.conn, reply);
         return;
       }
       case 'outcome': {
         const who = await this.paired(c);
-        const reply = await queue.outcome(who, m.operation_id, m.revision, m.outcome, m.detail);
+        const reply = await queue.outcome(who, m.operation_id, m.revision, m.outcome, m.detail, m.company_origin);
         if (reply) this.sendReply(c.conn, reply);
         return;
       }
@@ -252,11 +302,35 @@ export class AgentSessions {
     }
   }
 
-  /** The person's answer to a pairing, from a trusted click in the extension's window. */
-  async answerPairing(pairingId: string, confirmed: boolean): Promise<void> {
+  /**
+   * The person's answer to a pairing, from a trusted, gated click in the approval window. To
+   * pair, they type the code their agent shows: a click alone never pairs, and neither does a
+   * code the window could have shown them. A wrong code counts against the pairing; the third
+   * ends it, as a refusal.
+   */
+  async answerPairing(pairingId: string, answer: { confirmed: false } | { confirmed: true; code: string }): Promise<PairingAnswer> {
     const pairing = this.pairings.get(pairingId);
-    if (!pairing || !pairing.code) throw new CountersignError('ERR_INPUT_INVALID', 'no pairing is waiting with this id');
-    this.pairings.delete(pairingId);
+    if (!pairing || !pairing.code) throw new CountersignError('ERR_INPUT_INVALID', `pairing ${pairingId}: none is waiting with this id`);
+    if (answer.confirmed) {
+      const typed = answer.code.replace(/[\s-]/g, '');
+      if (typed !== pairing.code) {
+        pairing.attempts += 1;
+        await this.deps.store.audit('pairing-code-mismatch', { agent: pairing.agentThumbprint, detail: `${pairing.agentName} (attempt ${pairing.attempts})` });
+        const attemptsLeft = MAX_PAIRING_CODE_ATTEMPTS - pairing.attempts;
+        if (attemptsLeft > 0) {
+          this.deps.pairingsChanged();
+          return { status: 'code-mismatch', attemptsLeft };
+        }
+        await this.endPairing(pairing, false);
+        return { status: 'code-mismatch', attemptsLeft: 0 };
+      }
+    }
+    await this.endPairing(pairing, answer.confirmed);
+    return { status: answer.confirmed ? 'paired' : 'rejected' };
+  }
+
+  private async endPairing(pairing: PendingPairing, confirmed: boolean): Promise<void> {
+    this.pairings.delete(pairing.pairingId);
     if (confirmed) {
       await this.deps.store.putAgent({ thumbprint: pairing.agentThumbprint, name: pairing.agentName, publicJwk: pairing.agentKey, pairedAt: Date.now() });
     } else {

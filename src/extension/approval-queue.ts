@@ -1,4 +1,6 @@
+import { canonicalJson } from '../protocol/canonical-json';
 import { CountersignError } from '../protocol/errors';
+import { deadlineOf } from '../protocol/rfc3339';
 import { isOutcomeOpen, type ApprovalEvent } from './approval-state';
 import { approvalKey, type ApprovalRecord, type CompanyRef, type PairedAgent, type Store } from './store';
 
@@ -27,8 +29,11 @@ export type AgentReply =
 
 export interface QueueDeps {
   store: Store;
-  /** Signs the User's decision over exactly what was shown (docs/bridge-protocol.md "Decision"). */
-  sign(record: ApprovalRecord, status: 'approved' | 'declined'): Promise<string>;
+  /**
+   * Signs the User's decision over exactly what was shown (docs/bridge-protocol.md "Decision"),
+   * stamped `now`: the instant the queue checked the expiry against, so the two never disagree.
+   */
+  sign(record: ApprovalRecord, status: 'approved' | 'declined', now: number): Promise<string>;
   /** Sends to one agent connection; false when that connection is gone. */
   send(conn: string, reply: AgentReply): boolean;
   /** Something changed that the badge, window or popup should show. */
@@ -63,12 +68,12 @@ export class ApprovalQueue {
   async receive(agent: PairedAgent, conn: string, req: IncomingApprovalRequest): Promise<AgentReply | null> {
     const { store } = this.deps;
     const op = req.operation;
-    const key = approvalKey(agent.thumbprint, op.operation_id, op.revision);
+    const key = approvalKey(agent.thumbprint, req.company.origin, op.operation_id, op.revision);
     const existing = await store.get(key);
 
     if (existing) return this.reask(existing, conn, req);
 
-    const siblings = await store.byOperation(agent.thumbprint, op.operation_id);
+    const siblings = await store.byOperation(agent.thumbprint, req.company.origin, op.operation_id);
     const base: ApprovalRecord = {
       key,
       agent: agent.thumbprint,
@@ -88,7 +93,7 @@ export class ApprovalQueue {
       agentConnected: true,
     };
 
-    if (Date.parse(op.expires_at) <= this.now()) {
+    if (this.expired(op)) {
       // Section 3 "Expiry": nothing to ask about; recorded so the history shows it.
       await store.insert({ ...base, state: 'expired' }, { kind: 'received-expired', key, agent: agent.thumbprint });
       return { type: 'decision', id: req.id, status: 'expired' };
@@ -133,9 +138,25 @@ export class ApprovalQueue {
     return null;
   }
 
-  /** The same revision asked again (a reconnect, a restarted agent): never a second prompt. */
+  /**
+   * The same revision asked again (a reconnect, a restarted agent): never a second prompt. Only
+   * an identical one, though: a revision's terms can't change (spec section 3, "New terms"), so
+   * the same key with another Company name, summary, terms or expiry is not a re-ask but a
+   * Company (or agent) breaking that rule. It is refused, and never answered with a decision
+   * signed over what the person saw, which would read as approval of text they never saw.
+   */
   private async reask(existing: ApprovalRecord, conn: string, req: IncomingApprovalRequest): Promise<AgentReply | null> {
     const { store } = this.deps;
+    const differs = differences(existing, req);
+    if (differs.length > 0) {
+      await store.audit('revision-conflict', { key: existing.key, agent: existing.agent, detail: differs.join(', ') });
+      return {
+        type: 'error',
+        id: req.id,
+        code: 'ERR_REVISION_CONFLICT',
+        message: `operation ${existing.operationId} revision ${existing.revision}: asked before with another ${differs.join(', ')}; a revision's terms can't change (spec section 3), so this is refused`,
+      };
+    }
     if (existing.state === 'pending' || existing.state === 'held') {
       await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
       this.deps.changed(existing.state === 'pending' ? 'reask' : 'update');
@@ -149,34 +170,77 @@ export class ApprovalQueue {
     // Approved (and perhaps sent): the User's decision stands for this revision. It is signed
     // afresh for the new request nonce, because the agent verifies the nonce it sent.
     const reissued = await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
-    const jws = await this.deps.sign(reissued, 'approved');
+    const jws = await this.deps.sign(reissued, 'approved', this.now());
     await store.audit('reissued', { key: existing.key, agent: existing.agent });
     return { type: 'decision', id: req.id, status: 'approved', jws };
   }
 
-  /** The User's decision, from a trusted click in the approval window. */
+  /**
+   * The User's decision, from a trusted click in the approval window.
+   *
+   * Approve is refused (ERR_DECISION_EXPIRED) once the revision has expired, and the item moves
+   * to expired. Decline always ends a waiting item: past its expiry it becomes expired (nothing
+   * can be approved any more, which is what the person asked for); if signing the "no" fails, it
+   * is recorded and sent unsigned, since an agent never acts on a decline. An item that is no
+   * longer waiting (decided, expired, withdrawn) is returned as it is.
+   */
   async decide(key: string, decision: 'approve' | 'decline'): Promise<ApprovalRecord> {
     const { store } = this.deps;
     const record = await store.get(key);
-    if (!record) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key} does not exist`);
-    if (decision === 'approve' && Date.parse(record.operation.expires_at) <= this.now()) {
-      await this.expire(record);
-      throw new CountersignError('ERR_DECISION_EXPIRED', `operation ${record.operationId} revision ${record.revision} has expired`);
+    if (!record) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
+    if (decision === 'decline') return this.decline(record);
+    const now = this.now();
+    if (this.expired(record.operation, now)) {
+      if (record.state === 'pending') await this.expire(record);
+      this.deps.changed('update');
+      throw new CountersignError('ERR_DECISION_EXPIRED', `operation ${record.operationId} revision ${record.revision}: expired at ${record.operation.expires_at}`);
     }
-    const status = decision === 'approve' ? 'approved' : 'declined';
-    const event: ApprovalEvent = decision;
     // Signed before the state changes: a failed signature leaves the approval pending.
-    const jws = await this.deps.sign(record, status);
-    const updated = await store.transition(key, event, { decision: jws });
-    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status, jws });
+    const jws = await this.deps.sign(record, 'approved', now);
+    const updated = await store.transition(key, 'approve', { decision: jws });
+    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'approved', jws });
     this.deps.changed('update');
     return updated;
   }
 
-  async declineAll(): Promise<number> {
-    const pending = [...(await this.deps.store.byState('pending')), ...(await this.deps.store.byState('held'))];
-    for (const record of pending) await this.decide(record.key, 'decline');
-    return pending.length;
+  private async decline(record: ApprovalRecord): Promise<ApprovalRecord> {
+    const { store } = this.deps;
+    if (record.state !== 'pending' && record.state !== 'held') return record;
+    const now = this.now();
+    if (this.expired(record.operation, now)) {
+      const updated = await this.expire(record);
+      this.deps.changed('update');
+      return updated;
+    }
+    let jws: string | undefined;
+    try {
+      jws = await this.deps.sign(record, 'declined', now);
+    } catch (error) {
+      await store.audit('decline-unsigned', { key: record.key, agent: record.agent, detail: error instanceof Error ? error.message.slice(0, 300) : String(error) });
+    }
+    const updated = await store.transition(record.key, 'decline', jws === undefined ? {} : { decision: jws });
+    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'declined', ...(jws === undefined ? {} : { jws }) });
+    this.deps.changed('update');
+    return updated;
+  }
+
+  /**
+   * "Decline all": every waiting item, each on its own, so one that fails does not stop the
+   * rest. Returns how many were declined (or expired) and which could not be, with why.
+   */
+  async declineAll(): Promise<{ declined: number; failed: Array<{ key: string; message: string }> }> {
+    const waiting = await this.deps.store.inStates(['pending', 'held']);
+    const failed: Array<{ key: string; message: string }> = [];
+    let declined = 0;
+    for (const record of waiting) {
+      try {
+        await this.decline(record);
+        declined++;
+      } catch (error) {
+        failed.push({ key: record.key, message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return { declined, failed };
   }
 
   /** Section 5: "If the User withdraws their approval before the Personal Agent has sent it, the Personal Agent doesn't send it." */
@@ -191,10 +255,11 @@ export class ApprovalQueue {
    * The agent reports it is sending the approval: from now on it cannot be withdrawn. Refused
    * (typed error to the agent) when the User withdrew first: then the agent must not send it.
    */
-  async sent(agent: string, operationId: string, revision: string): Promise<AgentReply | null> {
-    const key = approvalKey(agent, operationId, revision);
-    const record = await this.deps.store.get(key);
-    if (!record) return { type: 'error', code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}` };
+  async sent(agent: string, operationId: string, revision: string, origin?: string): Promise<AgentReply | null> {
+    const found = await this.find(agent, operationId, revision, origin);
+    if ('type' in found) return found;
+    const { record } = found;
+    const key = record.key;
     if (record.state === 'sent') return null;
     if (record.state !== 'approved') {
       return { type: 'error', code: 'ERR_NOT_ALLOWED', message: `approval of ${operationId} revision ${revision} is ${record.state}: do not send it` };
@@ -211,11 +276,13 @@ export class ApprovalQueue {
     revision: string,
     outcome: 'performed' | 'failed' | 'unknown' | 'new_revision',
     detail?: string,
+    origin?: string,
   ): Promise<AgentReply | null> {
     const { store } = this.deps;
-    const key = approvalKey(agent, operationId, revision);
-    const record = await store.get(key);
-    if (!record) return { type: 'error', code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}` };
+    const found = await this.find(agent, operationId, revision, origin);
+    if ('type' in found) return found;
+    const { record } = found;
+    const key = record.key;
     const event: ApprovalEvent = outcome === 'new_revision' ? 'failed' : outcome;
     if (record.state === event) return null; // a repeated report
     try {
@@ -226,7 +293,7 @@ export class ApprovalQueue {
     // Section 7: once the outcome is known, a held revision of the same action may be asked about,
     // unless the action was performed: then it can never be performed again.
     if (event === 'performed' || event === 'failed') {
-      for (const held of (await store.byOperation(agent, operationId)).filter((r) => r.state === 'held')) {
+      for (const held of (await store.byOperation(agent, record.company.origin, operationId)).filter((r) => r.state === 'held')) {
         await store.transition(held.key, event === 'failed' ? 'release' : 'supersede', {}, `earlier revision ${event}`);
       }
     }
@@ -249,7 +316,7 @@ export class ApprovalQueue {
     let count = 0;
     for (const state of ['pending', 'held'] as const) {
       for (const record of await this.deps.store.byState(state)) {
-        if (Date.parse(record.operation.expires_at) <= this.now()) {
+        if (this.expired(record.operation)) {
           await this.expire(record);
           count++;
         }
@@ -259,9 +326,28 @@ export class ApprovalQueue {
     return count;
   }
 
-  private async expire(record: ApprovalRecord): Promise<void> {
+  private async expire(record: ApprovalRecord): Promise<ApprovalRecord> {
     const updated = await this.deps.store.transition(record.key, 'expire');
     if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'expired' });
+    return updated;
+  }
+
+  /** Section 3 "Expiry", read with the one clock (protocol/rfc3339.ts); a time that names no instant has passed. */
+  private expired(operation: Pick<ApprovalRecord['operation'], 'expires_at'>, now = this.now()): boolean {
+    return deadlineOf(operation.expires_at) <= now;
+  }
+
+  /**
+   * The record an agent's `approval_sent` or `outcome` names. With the Company's origin it is
+   * exact; without it (an agent written before the origin was sent) it must be the only one.
+   */
+  private async find(agent: string, operationId: string, revision: string, origin?: string): Promise<{ record: ApprovalRecord } | AgentReply> {
+    const candidates = (await this.deps.store.byRevision(agent, operationId, revision)).filter((r) => origin === undefined || r.company.origin === origin);
+    if (candidates.length === 0) return { type: 'error', code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}${origin ? ` from ${origin}` : ''}` };
+    if (candidates.length > 1) {
+      return { type: 'error', code: 'ERR_APPROVAL_AMBIGUOUS', message: `operation ${operationId} revision ${revision}: asked of ${candidates.length} Companies; name company_origin` };
+    }
+    return { record: candidates[0]! };
   }
 
   /** An agent connection went away: its prompts stay, marked, and wait for it to come back. */
@@ -279,4 +365,18 @@ export class ApprovalQueue {
     }
     this.deps.changed('update');
   }
+}
+
+/** What makes a re-ask of the same key not the same revision (spec section 3: a revision's terms can't change). */
+function differences(existing: ApprovalRecord, req: IncomingApprovalRequest): string[] {
+  const out: string[] = [];
+  if (existing.company.name !== req.company.name) out.push('Company name');
+  if (existing.operation.summary !== req.operation.summary) out.push('summary');
+  if (canonicalOrNull(existing.operation.terms) !== canonicalOrNull(req.operation.terms)) out.push('terms');
+  if (existing.operation.expires_at !== req.operation.expires_at) out.push('expires_at');
+  return out;
+}
+
+function canonicalOrNull(terms: Record<string, unknown> | undefined): string | null {
+  return terms === undefined ? null : canonicalJson(terms);
 }

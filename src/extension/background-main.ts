@@ -1,6 +1,6 @@
 import { browser } from 'wxt/browser';
 import { ApprovalQueue } from './approval-queue';
-import { AgentSessions } from './agent-sessions';
+import { AgentSessions, MAX_PAIRING_CODE_ATTEMPTS } from './agent-sessions';
 import { showApprovalWindow, APPROVE_PAGE } from './approval-window';
 import { signRecord, extensionKey } from './keys';
 import { NativePort } from './native-port';
@@ -11,6 +11,7 @@ import type { ApprovalRecord } from './store';
 import { Store } from './store';
 import { BRIDGE_PROTOCOL_VERSION, type BridgeToExtensionMessage } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
+import { keyFingerprint } from '../protocol/fingerprint';
 
 /** Decided approvals shown in the popup and sent with each snapshot. */
 const HISTORY_SIZE = 20;
@@ -56,7 +57,7 @@ export function startBackground(): void {
     });
     const queue = new ApprovalQueue({
       store,
-      sign: (record, status) => signRecord(key, record, status),
+      sign: (record, status, now) => signRecord(key, record, status, now),
       send: (conn, reply) => sessions.sendReply(conn, reply),
       changed: (reason) => {
         scheduleBroadcast();
@@ -119,8 +120,20 @@ export function startBackground(): void {
       ...viewsOf(active, await s.store.newest(HISTORY_SIZE, (r) => !isActive(r)), previous),
       pairings: [...s.sessions.pairings.values()]
         .filter((p) => p.code)
-        .map((p) => ({ pairingId: p.pairingId, agentName: p.agentName, code: p.code!, requestedAt: p.requestedAt })),
-      agents: (await s.store.agents()).map(({ thumbprint, name, pairedAt, revokedAt }) => ({ thumbprint, name, pairedAt, ...(revokedAt ? { revokedAt } : {}) })),
+        .map((p) => ({
+          pairingId: p.pairingId,
+          agentName: p.agentName,
+          fingerprint: keyFingerprint(p.agentThumbprint),
+          attemptsLeft: MAX_PAIRING_CODE_ATTEMPTS - p.attempts,
+          requestedAt: p.requestedAt,
+        })),
+      agents: (await s.store.agents()).map(({ thumbprint, name, pairedAt, revokedAt }) => ({
+        thumbprint,
+        fingerprint: keyFingerprint(thumbprint),
+        name,
+        pairedAt,
+        ...(revokedAt ? { revokedAt } : {}),
+      })),
       throttled: [...s.queue.throttled].map(([agent, count]) => ({ agent, count })),
       extensionKeyThumbprint: s.thumbprint,
     };
@@ -221,7 +234,7 @@ export function startBackground(): void {
         await s.queue.withdraw(m.key);
         return { ok: true };
       case 'countersign/decline-all':
-        return { declined: await s.queue.declineAll() };
+        return s.queue.declineAll();
       case 'countersign/history': {
         const q = m.query.trim().toLowerCase();
         const match = (r: ApprovalRecord) =>
@@ -233,10 +246,14 @@ export function startBackground(): void {
       case 'countersign/settings-set':
         await browser.storage.local.set({ settings: m.settings });
         return { ok: true, settings: m.settings };
-      case 'countersign/pair-answer':
-        if (!isOwnPage(senderUrl, APPROVE_PAGE) && !isOwnPage(senderUrl, OPTIONS_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'pairing is confirmed in Countersign\'s own pages');
-        await s.sessions.answerPairing(m.pairingId, m.confirmed);
-        return { ok: true };
+      case 'countersign/pair-answer': {
+        // Pairing grants an agent the right to ask: the same window and gate as Approve.
+        if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'pairing is answered in the approval window only');
+        if (!m.confirmed) return s.sessions.answerPairing(m.pairingId, { confirmed: false });
+        if (m.shownFor < APPROVE_DELAY_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'pair: the window was not in front of the person long enough');
+        if (m.code === undefined) throw new CountersignError('ERR_PAIRING_FAILED', 'pair: type the 6-digit code your agent shows');
+        return s.sessions.answerPairing(m.pairingId, { confirmed: true, code: m.code });
+      }
       case 'countersign/revoke-agent': {
         const agent = await s.store.getAgent(m.thumbprint);
         if (agent && !agent.revokedAt) await s.store.putAgent({ ...agent, revokedAt: Date.now() });

@@ -37,6 +37,6 @@ export async function decisionClaims(record: ApprovalRecord, status: 'approved' 
   };
 }
 
-export async function signRecord(key: StoredKeyPair, record: ApprovalRecord, status: 'approved' | 'declined'): Promise<string> {
-  return signDecision(await decisionClaims(record, status), key.privateKey, key.alg, key.thumbprint);
+export async function signRecord(key: StoredKeyPair, record: ApprovalRecord, status: 'approved' | 'declined', now = Date.now()): Promise<string> {
+  return signDecision(await decisionClaims(record, status, now), key.privateKey, key.alg, key.thumbprint);
 }

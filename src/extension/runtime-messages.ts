@@ -35,8 +35,20 @@ export const decideMessage = z
 export const withdrawMessage = z.object({ type: z.literal('countersign/withdraw'), key, trusted: z.literal(true) }).strict();
 export const declineAllMessage = z.object({ type: z.literal('countersign/decline-all'), trusted: z.literal(true) }).strict();
 export const snapshotQuery = z.object({ type: z.literal('countersign/snapshot') }).strict();
+/**
+ * The person's answer to a pairing. To pair (`confirmed: true`) they type the 6-digit code their
+ * agent shows (spaces allowed, "304 236"), and the click went through the same gate as Approve:
+ * `shownFor` is how long the pairing card was visible and focused.
+ */
 export const pairAnswerMessage = z
-  .object({ type: z.literal('countersign/pair-answer'), pairingId: key, confirmed: z.boolean(), trusted: z.literal(true) })
+  .object({
+    type: z.literal('countersign/pair-answer'),
+    pairingId: key,
+    confirmed: z.boolean(),
+    code: z.string().regex(/^\d{3} ?\d{3}$/, { error: 'expected the 6-digit code, such as 304 236' }).optional(),
+    trusted: z.literal(true),
+    shownFor: z.number().nonnegative(),
+  })
   .strict();
 export const revokeAgentMessage = z.object({ type: z.literal('countersign/revoke-agent'), thumbprint: key }).strict();
 export const openWindowMessage = z.object({ type: z.literal('countersign/open-window') }).strict();

@@ -1,3 +1,4 @@
+import { keyFingerprint } from '../protocol/fingerprint';
 import { displayOrigin, type DisplayOrigin } from '../summary/origin.ts';
 import type { ApprovalRecord, PairedAgent } from './store';
 
@@ -9,6 +10,8 @@ export interface ApprovalView {
   key: string;
   state: ApprovalRecord['state'];
   agentName: string;
+  /** The asking agent's key fingerprint, shown beside its name everywhere (two agents may share a name). */
+  agentFingerprint: string;
   agentConnected: boolean;
   company: ApprovalRecord['company'];
   /**
@@ -26,10 +29,14 @@ export interface ApprovalView {
   outcomeDetail?: string;
 }
 
+/** A pairing waiting for the person. Never the code: the person types the one their agent shows. */
 export interface PairingView {
   pairingId: string;
   agentName: string;
-  code: string;
+  /** The agent's key fingerprint ("7Q2M-X9KD"), as the agent prints it. */
+  fingerprint: string;
+  /** Wrong codes the person may still type before the pairing is refused. */
+  attemptsLeft: number;
   requestedAt: number;
 }
 
@@ -53,7 +60,7 @@ export interface Snapshot {
   /** The latest decided ones, newest first. */
   history: ApprovalView[];
   pairings: PairingView[];
-  agents: Array<Pick<PairedAgent, 'thumbprint' | 'name' | 'pairedAt' | 'revokedAt'>>;
+  agents: Array<Pick<PairedAgent, 'thumbprint' | 'name' | 'pairedAt' | 'revokedAt'> & { fingerprint: string }>;
   throttled: Array<{ agent: string; count: number }>;
   extensionKeyThumbprint: string | null;
 }
@@ -63,6 +70,14 @@ const ACTIVE: ReadonlySet<ApprovalRecord['state']> = new Set(ACTIVE_STATES);
 
 export function isActive(record: Pick<ApprovalRecord, 'state'>): boolean {
   return ACTIVE.has(record.state);
+}
+
+function fingerprintOrEmpty(thumbprint: string): string {
+  try {
+    return keyFingerprint(thumbprint);
+  } catch {
+    return '';
+  }
 }
 
 function safeOrigin(url: string): DisplayOrigin | null {
@@ -78,6 +93,7 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
     key: record.key,
     state: record.state,
     agentName: record.agentName,
+    agentFingerprint: fingerprintOrEmpty(record.agent),
     agentConnected: record.agentConnected,
     company: record.company,
     origin: safeOrigin(record.company.origin),

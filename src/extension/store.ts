@@ -1,4 +1,5 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { CountersignError } from '../protocol/errors';
 import { nextState, type ApprovalEvent, type ApprovalState } from './approval-state';
 
 /**
@@ -13,7 +14,11 @@ export interface CompanyRef {
 }
 
 export interface ApprovalRecord {
-  /** `${agent} ${operation_id} ${revision}`: one revision, asked by one agent. */
+  /**
+   * `${agent} ${company origin} ${operation_id} ${revision}` (approvalKey): one revision of one
+   * Company's operation, asked by one agent. The origin is part of it because operation IDs are
+   * the Company's own (spec section 3): two Companies may use the same one.
+   */
   key: string;
   agent: string;
   agentName: string;
@@ -78,7 +83,14 @@ interface CountersignDB extends DBSchema {
   approvals: {
     key: string;
     value: ApprovalRecord;
-    indexes: { 'by-state': ApprovalState; 'by-operation': [string, string]; 'by-updated': number };
+    indexes: {
+      'by-state': ApprovalState;
+      /** [agent, company origin, operation_id]: the revisions of one action (supersede, hold). */
+      'by-operation': [string, string, string];
+      /** [agent, operation_id, revision]: what an agent's `approval_sent` and `outcome` name. */
+      'by-revision': [string, string, string];
+      'by-updated': number;
+    };
   };
   agents: { key: string; value: PairedAgent };
   keys: { key: string; value: StoredKeyPair };
@@ -87,23 +99,36 @@ interface CountersignDB extends DBSchema {
 
 export const DB_NAME = 'countersign';
 
-export function approvalKey(agent: string, operationId: string, revision: string): string {
-  return `${agent} ${operationId} ${revision}`;
+/** Neither a thumbprint, a serialized origin nor an ID (id.ts) has a space: the join is unambiguous. */
+export function approvalKey(agent: string, origin: string, operationId: string, revision: string): string {
+  return `${agent} ${origin} ${operationId} ${revision}`;
 }
+
+/** Version 1 keyed approvals by agent, operation and revision only; version 2 adds the origin. */
+const DB_VERSION = 2;
 
 export class Store {
   private constructor(private readonly db: IDBPDatabase<CountersignDB>) {}
 
   static async open(name = DB_NAME): Promise<Store> {
-    const db = await openDB<CountersignDB>(name, 1, {
-      upgrade(db) {
-        const approvals = db.createObjectStore('approvals', { keyPath: 'key' });
-        approvals.createIndex('by-state', 'state');
-        approvals.createIndex('by-operation', ['agent', 'operationId']);
-        approvals.createIndex('by-updated', 'updatedAt');
-        db.createObjectStore('agents', { keyPath: 'thumbprint' });
-        db.createObjectStore('keys', { keyPath: 'name' });
-        db.createObjectStore('audit', { keyPath: 'id', autoIncrement: true });
+    const db = await openDB<CountersignDB>(name, DB_VERSION, {
+      async upgrade(db, oldVersion, _newVersion, tx) {
+        if (oldVersion < 1) {
+          const approvals = db.createObjectStore('approvals', { keyPath: 'key' });
+          approvals.createIndex('by-state', 'state');
+          approvals.createIndex('by-updated', 'updatedAt');
+          db.createObjectStore('agents', { keyPath: 'thumbprint' });
+          db.createObjectStore('keys', { keyPath: 'name' });
+          db.createObjectStore('audit', { keyPath: 'id', autoIncrement: true });
+        }
+        if (oldVersion < 2) {
+          const approvals = tx.objectStore('approvals');
+          // idb's typed schema only knows the current indexes; version 1 had a two-part one.
+          if (oldVersion >= 1) (approvals as unknown as { deleteIndex(name: string): void }).deleteIndex('by-operation');
+          approvals.createIndex('by-operation', ['agent', 'company.origin', 'operationId']);
+          approvals.createIndex('by-revision', ['agent', 'operationId', 'revision']);
+          if (oldVersion >= 1) await rekeyVersion1(approvals);
+        }
       },
     });
     return new Store(db);
@@ -121,8 +146,14 @@ export class Store {
     return this.db.getAllFromIndex('approvals', 'by-state', state);
   }
 
-  byOperation(agent: string, operationId: string): Promise<ApprovalRecord[]> {
-    return this.db.getAllFromIndex('approvals', 'by-operation', [agent, operationId]);
+  /** Every revision of one Company's operation asked by one agent. */
+  byOperation(agent: string, origin: string, operationId: string): Promise<ApprovalRecord[]> {
+    return this.db.getAllFromIndex('approvals', 'by-operation', [agent, origin, operationId]);
+  }
+
+  /** The records one agent has for an operation ID and revision, whichever Company's (usually one). */
+  byRevision(agent: string, operationId: string, revision: string): Promise<ApprovalRecord[]> {
+    return this.db.getAllFromIndex('approvals', 'by-revision', [agent, operationId, revision]);
   }
 
   all(): Promise<ApprovalRecord[]> {
@@ -180,7 +211,7 @@ export class Store {
     if (!current) {
       tx.abort();
       await tx.done.catch(() => undefined);
-      throw new Error(`no approval ${key}`);
+      throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
     }
     let state: ApprovalState;
     try {
@@ -209,7 +240,7 @@ export class Store {
   async reattach(key: string, link: Pick<ApprovalRecord, 'conn' | 'requestId' | 'nonce'>): Promise<ApprovalRecord> {
     const tx = this.db.transaction('approvals', 'readwrite');
     const current = await tx.store.get(key);
-    if (!current) throw new Error(`no approval ${key}`);
+    if (!current) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
     const updated = { ...current, ...link, agentConnected: true };
     await tx.store.put(updated);
     await tx.done;
@@ -256,5 +287,25 @@ export class Store {
     if (!existing) await tx.store.add(pair);
     await tx.done;
     return existing ?? pair;
+  }
+}
+
+/**
+ * Version 1 records move to version 2 keys inside the upgrade transaction, with the links between
+ * revisions (`previousKey`, `heldReason`) rewritten, so an update loses no pending prompt.
+ */
+async function rekeyVersion1(approvals: {
+  getAll(): Promise<ApprovalRecord[]>;
+  delete(key: string): Promise<void>;
+  put(value: ApprovalRecord): Promise<unknown>;
+}): Promise<void> {
+  const records = await approvals.getAll();
+  const renamed = new Map(records.map((r) => [r.key, approvalKey(r.agent, r.company.origin, r.operationId, r.revision)]));
+  for (const r of records) await approvals.delete(r.key);
+  for (const r of records) {
+    const moved: ApprovalRecord = { ...r, key: renamed.get(r.key)! };
+    if (r.previousKey !== undefined) moved.previousKey = renamed.get(r.previousKey) ?? r.previousKey;
+    if (r.heldReason !== undefined) moved.heldReason = renamed.get(r.heldReason) ?? r.heldReason;
+    await approvals.put(moved);
   }
 }

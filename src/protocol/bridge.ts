@@ -294,10 +294,16 @@ export const approvalRequestMessage = message('approval_request', {
   session: sessionSchema,
 });
 export const approvalCancelMessage = message('approval_cancel', { id: requestIdSchema });
-export const approvalSentMessage = message('approval_sent', { operation_id: idSchema, revision: idSchema });
+/**
+ * `company_origin` names the Company of the approval: operation IDs are each Company's own, so
+ * two Companies' approvals may share an ID and revision. Optional for agents written before it;
+ * without it, the extension answers ERR_APPROVAL_AMBIGUOUS when two Companies' approvals match.
+ */
+export const approvalSentMessage = message('approval_sent', { operation_id: idSchema, revision: idSchema, company_origin: originSchema.optional() });
 export const outcomeMessage = message('outcome', {
   operation_id: idSchema,
   revision: idSchema,
+  company_origin: originSchema.optional(),
   outcome: z.enum(['performed', 'failed', 'unknown', 'new_revision'], { error: 'expected "performed", "failed", "unknown" or "new_revision"' }),
   detail: freeTextSchema(MAX_OUTCOME_DETAIL_LENGTH).optional(),
 });

@@ -6,7 +6,7 @@ import { CountersignError, isCountersignError } from './errors';
 import { idSchema } from './id';
 import { isObject, parseWith } from './issues';
 import { isWellFormedText } from './json';
-import { RFC3339_RULE, checkRfc3339 } from './rfc3339';
+import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
 
 /**
  * Signed decisions (issue 4, "Pairing and keys" and "`src/agent/`").
@@ -393,10 +393,12 @@ function encodeClaims(c: DecisionClaims): Uint8Array {
 }
 
 function expiresAtMs(expiresAt: string): number {
-  const checked = checkRfc3339(expiresAt);
-  // The claims schema has already accepted the value; this only satisfies the type checker.
-  if (!checked.ok) throw invalid(`decision.expires_at: ${checked.reason}`);
-  return checked.epochMs;
+  // The one clock (rfc3339.ts): the same instant the extension's queue and window count down to.
+  try {
+    return instantOf(expiresAt);
+  } catch (error) {
+    throw invalid(`decision.${(error as Error).message}`);
+  }
 }
 
 /**

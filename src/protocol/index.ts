@@ -7,9 +7,10 @@ export { CountersignError, ERROR_CODES, isCountersignError, type ErrorCode } fro
 export { ID_PATTERN, ID_RULE, idSchema, isId } from './id';
 export { MAX_COMPANY_NAME_LENGTH, MAX_FIELD_VALUE_LENGTH, MAX_JSON_DEPTH, MAX_SUMMARY_LENGTH } from './limits';
 export { OPERATIONS_EXTENSION, OPERATIONS_VERSION, isOperationsV2Version, majorVersion } from './version';
-export { RFC3339_RULE, checkRfc3339, isRfc3339, type Rfc3339Check } from './rfc3339';
+export { RFC3339_RULE, checkRfc3339, deadlineOf, instantOf, isRfc3339, type Rfc3339Check } from './rfc3339';
 export { isPlainObject, isWellFormedText, toJsonValue, type JsonObject, type JsonPrimitive, type JsonValue } from './json';
 export { canonicalJson } from './canonical-json';
+export { formatPairingCode, keyFingerprint } from './fingerprint';
 
 // Section 2: advertising support; section 5: the Company's name
 export { formatExtensionsHeader, parseExtensionsHeader, supportsOperationsV2 } from './advertising-support';

@@ -4,7 +4,7 @@ import { idSchema } from './id';
 import { expected, isObject, jsonTypeName, parseWith } from './issues';
 import { JsonProblem, copyJson, isWellFormedText, type JsonObject } from './json';
 import { MAX_SUMMARY_LENGTH } from './limits';
-import { RFC3339_RULE, checkRfc3339 } from './rfc3339';
+import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
 
 /**
  * Section 3, "The operation": one action the Company will perform once the User approves it.
@@ -91,7 +91,9 @@ export function expiresAtMs(operation: Pick<Operation, 'expires_at'>): number {
   if (typeof value !== 'string') {
     throw new CountersignError('ERR_OPERATION_INVALID', `operation.expires_at: ${value === undefined ? 'missing; ' : ''}expected ${RFC3339_RULE}`);
   }
-  const check = checkRfc3339(value);
-  if (!check.ok) throw new CountersignError('ERR_OPERATION_INVALID', `operation.expires_at: ${check.reason}`);
-  return check.epochMs;
+  try {
+    return instantOf(value);
+  } catch (error) {
+    throw new CountersignError('ERR_OPERATION_INVALID', `operation.${(error as Error).message}`, { cause: error });
+  }
 }

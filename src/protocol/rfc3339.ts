@@ -12,7 +12,16 @@
  * Dates are checked as real dates (no February 30, leap years per the Gregorian calendar); a
  * leap second (`:60`) is accepted only where one can occur, 23:59:60 UTC on the last day of a
  * month (RFC 3339 section 5.7).
+ *
+ * The one clock. Every module that compares an RFC 3339 time with now (the operation parser, the
+ * extension's queue and window, the decision signer and verifier, the agent SDK, the revision
+ * diff) goes through `instantOf`, never `Date.parse`: `Date.parse` returns NaN for a leap second,
+ * and a NaN deadline is one that never passes and never compares, so a prompt could be neither
+ * expired nor decided. The rule for a leap second: `23:59:60.x` is read as `23:59:59.999` UTC, the
+ * last millisecond POSIX time has before midnight, so it stays after every earlier instant and
+ * before the next day.
  */
+import { CountersignError } from './errors';
 
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
@@ -80,6 +89,29 @@ export function checkRfc3339(value: string): Rfc3339Check {
     return { ok: true, epochMs: epochMs - ms + 999 };
   }
   return { ok: true, epochMs };
+}
+
+/**
+ * The instant an RFC 3339 date-time names, in milliseconds since the epoch (leap seconds as
+ * above). Throws ERR_OPERATION_INVALID for anything else, so a caller can never get NaN.
+ */
+export function instantOf(value: string): number {
+  if (typeof value !== 'string') throw new CountersignError('ERR_OPERATION_INVALID', `expires_at: expected ${RFC3339_RULE}, got ${typeof value}`);
+  const checked = checkRfc3339(value);
+  if (!checked.ok) throw new CountersignError('ERR_OPERATION_INVALID', `expires_at: ${checked.reason}`);
+  return checked.epochMs;
+}
+
+/**
+ * `instantOf` for a deadline, failing closed: a value that names no instant counts as already
+ * past, so whatever it guards (an approval, a prompt) ends rather than lives for ever.
+ */
+export function deadlineOf(value: string): number {
+  try {
+    return instantOf(value);
+  } catch {
+    return Number.NEGATIVE_INFINITY;
+  }
 }
 
 export function isRfc3339(value: unknown): value is string {

@@ -10,6 +10,7 @@
  * cells the middle is shown as one removal and one addition (`coarse`), never a frozen window.
  */
 import { CountersignError } from '../protocol/errors.ts';
+import { deadlineOf } from '../protocol/rfc3339.ts';
 import { revealHidden } from '../summary/text-inspection.ts';
 import type { OperationLike, ReviewFinding } from './types.ts';
 import { formatPath, isPlainObject, quote, type PathSegment } from './values.ts';
@@ -186,14 +187,14 @@ function duration(ms: number): string {
 }
 
 /**
- * `expires_at` is an RFC 3339 string, already validated by the protocol layer; Date.parse reads
- * every RFC 3339 form but a leap second, which then gives "can't compare" rather than a guess.
+ * `expires_at` is an RFC 3339 string, already validated by the protocol layer, read with the one
+ * clock (leap seconds included); a value that names no instant gives "can't compare", not a guess.
  */
 export function diffExpiry(before: string, after: string): ExpiryChange | null {
   if (before === after) return null;
-  const from = Date.parse(before);
-  const to = Date.parse(after);
-  const deltaMs = Number.isNaN(from) || Number.isNaN(to) ? null : to - from;
+  const from = deadlineOf(before);
+  const to = deadlineOf(after);
+  const deltaMs = Number.isFinite(from) && Number.isFinite(to) ? to - from : null;
   const shownBefore = quote(before);
   const shownAfter = quote(after);
   let message: string;

@@ -53,7 +53,32 @@ const CURRENCY_SIGNS: Record<string, readonly string[]> = {
   THB: ['\u0E3F'],
   VND: ['\u20AB'],
   NGN: ['\u20A6'],
+  // Codes without a sign of their own here: still currencies when written next to a number.
+  ZAR: [], AED: [], SAR: [], QAR: [], KWD: [], BHD: [], CZK: [], HUF: [], RON: [], BGN: [], ISK: [],
+  ARS: [], CLP: [], COP: [], PEN: [], UYU: [], IDR: [], MYR: [], TWD: [], PKR: [], BDT: [], LKR: [],
+  EGP: [], MAD: [], KES: [], GHS: [], KZT: [],
 };
+
+/**
+ * Words after a number that name a currency ("700 dollars", "70 euros"). A word for several
+ * currencies stands for all of them; "cents" is a hundredth of any of them.
+ */
+const CURRENCY_WORDS: ReadonlyArray<readonly [RegExp, readonly string[], number]> = [
+  [/^dollars?\b/i, ['USD', 'CAD', 'AUD', 'NZD', 'HKD', 'SGD', 'MXN'], 1],
+  [/^bucks?\b/i, ['USD', 'CAD', 'AUD', 'NZD'], 1],
+  [/^euros?\b/i, ['EUR'], 1],
+  [/^pounds?(?: sterling)?\b/i, ['GBP'], 1],
+  [/^yen\b/i, ['JPY'], 1],
+  [/^cents?\b/i, ['USD', 'EUR', 'CAD', 'AUD', 'NZD', 'HKD', 'SGD', 'MXN'], 100],
+];
+
+/**
+ * Currencies usually written with a decimal comma, where "7.000" may mean seven thousand. For
+ * any other currency a reader takes "$7.000" as seven and "$7,000" as seven thousand, and the
+ * review reads the amount as they would (spec section 5: the difference that matters is the
+ * one the person sees).
+ */
+const COMMA_DECIMAL = new Set(['EUR', 'CHF', 'SEK', 'NOK', 'DKK', 'PLN', 'BRL', 'TRY', 'RUB', 'UAH', 'VND', 'CZK', 'HUF', 'RON', 'BGN', 'ISK', 'ARS', 'CLP', 'COP', 'IDR', 'ZAR']);
 
 export function isCurrencyCode(value: string): boolean {
   return /^[A-Z]{3}$/.test(value);
@@ -78,7 +103,7 @@ const ID_CHAR = /[\p{L}\p{N}\p{M}_-]/u;
 const SPACER = /^(?: |\u27E8U\+(?:00A0|202F|2009|2007)\u27E9)/;
 const SPACER_END = /(?: |\u27E8U\+(?:00A0|202F|2009|2007)\u27E9)$/;
 
-interface NumberMention {
+export interface NumberMention {
   start: number;
   end: number;
   /** Canonical values the digits can mean: "1.234" is 1.234 or, European style, 1234. */
@@ -115,21 +140,34 @@ export function numberMentions(text: string): NumberMention[] {
   return mentions;
 }
 
-function signBefore(text: string, index: number, sign: string): boolean {
-  let head = text.slice(Math.max(0, index - sign.length - 24), index);
+/** Where `sign` starts when it stands just before the number at `index`, or -1. */
+function signStartBefore(text: string, index: number, sign: string): number {
+  const from = Math.max(0, index - sign.length - 24);
+  let head = text.slice(from, index);
   head = head.replace(SPACER_END, '').replace(/[-\u2212]$/, '').replace(SPACER_END, '');
-  if (!head.endsWith(sign)) return false;
+  if (!head.endsWith(sign)) return -1;
   // Whatever the sign, a letter before it makes it another sign: "CA$" is not "$", "USDT" not "USD".
   const prior = head[head.length - sign.length - 1];
-  return prior === undefined || !WORDLIKE.test(prior);
+  return prior === undefined || !WORDLIKE.test(prior) ? from + head.length - sign.length : -1;
+}
+
+/** Where `sign` ends when it stands just after the number ending at `index`, or -1. */
+function signEndAfter(text: string, index: number, sign: string): number {
+  const raw = text.slice(index, index + sign.length + 24);
+  const tail = raw.replace(SPACER, '');
+  if (!tail.startsWith(sign)) return -1;
+  // A code must end there: "70 USDT" and "70 USD-ish" are not dollars.
+  const next = tail[sign.length];
+  const ends = next === undefined || !(WORDLIKE.test(sign[sign.length - 1]!) ? ID_CHAR : WORDLIKE).test(next);
+  return ends ? index + raw.length - tail.length + sign.length : -1;
+}
+
+function signBefore(text: string, index: number, sign: string): boolean {
+  return signStartBefore(text, index, sign) >= 0;
 }
 
 function signAfter(text: string, index: number, sign: string): boolean {
-  const tail = text.slice(index, index + sign.length + 24).replace(SPACER, '');
-  if (!tail.startsWith(sign)) return false;
-  // A code must end there: "70 USDT" and "70 USD-ish" are not dollars.
-  const next = tail[sign.length];
-  return next === undefined || !(WORDLIKE.test(sign[sign.length - 1]!) ? ID_CHAR : WORDLIKE).test(next);
+  return signEndAfter(text, index, sign) >= 0;
 }
 
 /** `$70.00`, `$70`, `70.00 USD`, `USD 70`, `70,00 €`, `-$70.00`: the amount with its currency. */
@@ -140,6 +178,95 @@ export function statesMoney(text: string, mentions: readonly NumberMention[], am
   return mentions.some(
     (m) => m.values.includes(want) && signs.some((s) => signBefore(text, m.start, s) || signAfter(text, m.end, s)),
   );
+}
+
+/** An amount as the summary presents it: a number with a currency next to it. */
+export interface MoneyMention {
+  /** The span of sign, number and code in the text ("$70.00", "70,00 \u20AC"). */
+  start: number;
+  end: number;
+  /** Where the digits are. */
+  numberStart: number;
+  numberEnd: number;
+  /** Canonical values, as a reader takes them (see `COMMA_DECIMAL`). */
+  values: string[];
+  /** The ISO codes the sign or code can mean; empty for a bare number presented as money. */
+  currencies: string[];
+}
+
+/** "7.00" → "0.07": a canonical decimal divided by 10^places. */
+function shiftDown(value: string, places: number): string {
+  const [int, frac = ''] = value.split('.');
+  const digits = int!.padStart(places + 1, '0') + frac;
+  const point = digits.length - frac.length - places;
+  return canonicalDecimal(`${digits.slice(0, point)}.${digits.slice(point)}`) ?? value;
+}
+
+/**
+ * Words just before a bare number that present it as money ("You pay 7.00", "Total: 7.00"):
+ * such a number is read as an amount in an unnamed currency, so "You pay 7.00" can't hide
+ * beside "700.00 USD" only because it has no sign.
+ */
+const MONEY_WORDS_BEFORE = /\b(?:pay|pays|paying|paid|total|due|charged?|costs?|price|fee|amount|refund(?:ed)?|balance|deposit)\b(?:[^\p{L}\p{N}\n]+\p{L}+){0,2}[^\p{L}\p{N}\n]{1,4}$/iu;
+
+/**
+ * Every amount the summary presents: a number with a currency sign, code or word next to it
+ * (spec section 3: "any amount" must be in the summary, so this is how the summary states
+ * one), plus a bare number with two decimals right after words like "pay" or "total".
+ * `codes` adds currencies beyond the built-in ones (those of the terms).
+ */
+export function moneyMentions(text: string, mentions: readonly NumberMention[], codes: Iterable<string> = []): MoneyMention[] {
+  const all = new Set<string>(Object.keys(CURRENCY_SIGNS));
+  for (const code of codes) if (isCurrencyCode(code)) all.add(code);
+  const signs = [...all].flatMap((code) => signsOf(code).map((sign) => [code, sign] as const));
+  // Only signs made of characters that occur next to the number are tried (a fast first look).
+  const near = (from: number, to: number) => text.slice(Math.max(0, from), to);
+  const out: MoneyMention[] = [];
+  for (const m of mentions) {
+    if (m.values.length === 0) continue;
+    const currencies = new Set<string>();
+    let start = m.start;
+    let end = m.end;
+    let divide = 0;
+    const head = near(m.start - 30, m.start);
+    const tail = near(m.end, m.end + 30);
+    for (const [code, sign] of signs) {
+      const first = sign[0]!;
+      const last = sign[sign.length - 1]!;
+      if (!head.includes(last) && !tail.includes(first)) continue;
+      const before = signStartBefore(text, m.start, sign);
+      const after = signEndAfter(text, m.end, sign);
+      if (before >= 0) {
+        currencies.add(code);
+        start = Math.min(start, before);
+      }
+      if (after >= 0) {
+        currencies.add(code);
+        end = Math.max(end, after);
+      }
+    }
+    if (currencies.size === 0) {
+      const tail = text.slice(m.end, m.end + 24).replace(SPACER, '');
+      for (const [word, codesOfWord, divisor] of CURRENCY_WORDS) {
+        const found = word.exec(tail);
+        if (!found) continue;
+        for (const code of codesOfWord) currencies.add(code);
+        end = m.end + (text.slice(m.end, m.end + 24).length - tail.length) + found[0].length;
+        if (divisor === 100) divide = 2;
+        break;
+      }
+    }
+    let values = m.values;
+    if (currencies.size === 0) {
+      const raw = text.slice(m.start, m.end);
+      if (!/[.,]\d{2}$/.test(raw) || !MONEY_WORDS_BEFORE.test(text.slice(Math.max(0, m.start - 40), m.start))) continue;
+    } else if (values.length > 1 && ![...currencies].some((c) => COMMA_DECIMAL.has(c))) {
+      values = values.slice(0, 1);
+    }
+    if (divide > 0) values = values.map((v) => shiftDown(v, divide));
+    out.push({ start, end, numberStart: m.start, numberEnd: m.end, values, currencies: [...currencies] });
+  }
+  return out;
 }
 
 /** The number, in any grouping: 1234.5 is stated by "1,234.50" and by "1234.5". */
@@ -194,6 +321,27 @@ export function statesSlug(text: string, value: string): boolean {
     at = found + 1;
   }
   return true;
+}
+
+/** Words of a money key too general to name what the amount is for. */
+const GENERIC_KEY_WORDS = new Set(['amount', 'price', 'total', 'cost', 'charge', 'value', 'money', 'sum', 'final', 'new', 'old']);
+
+/**
+ * A zero amount is stated by words that name it as nothing: `fee: 0.00` by "No fee", "fee-free"
+ * or "the fee is waived"; `shipping: 0.00` by "free shipping" or "shipping: free". Only for
+ * zero, and only when a word of its key (`keyWords`, lower case) is named: "free" alone says
+ * nothing about which amount is meant.
+ */
+export function statesZeroByName(text: string, keyWords: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  return keyWords.some((word) => {
+    if (word.length < 3 || GENERIC_KEY_WORDS.has(word) || !/^[\p{L}\p{N}]+$/u.test(word)) return false;
+    const w = `${word}s?`;
+    return new RegExp(
+      `\\b(?:no|free|zero|without)\\s+(?:[\\p{L}-]+\\s+){0,2}${w}\\b|\\b${w}-free\\b|\\b${w}\\s*(?::|is|are|will\\s+be)\\s*(?:also\\s+)?(?:free|waived|none|nil|included)\\b`,
+      'u',
+    ).test(lower);
+  });
 }
 
 const MONTHS = [

@@ -18,8 +18,13 @@
  *   unless the request confirms them;
  * - key names are the Company's identifiers and need not be in the summary, but keys and text
  *   values are inspected for hidden characters, as the Company's name is.
+ * - a zero amount may be stated by words that name it as nothing ("No fee" for `fee: 0.00`).
  * One finding per path for the summary and request checks (the request mismatch wins), so a
  * changed SKU is one finding, not two.
+ *
+ * The other direction, the summary's own amounts and money words against the terms ("free",
+ * "$0.00", a second total), is in `wording.ts`. `reviewOperation` runs both and lists what was
+ * checked and holds; it never says that the terms "agree", because every check here is literal.
  */
 import { CountersignError } from '../protocol/errors.ts';
 import { SUMMARY_DISPLAY_LIMIT, summaryToText, type SummaryOptions } from '../summary/render.ts';
@@ -36,8 +41,11 @@ import {
   statesMoney,
   statesNumber,
   statesSlug,
+  statesZeroByName,
 } from './statements.ts';
-import type { ReviewFinding } from './types.ts';
+import { keyWords, termsMoney } from './money.ts';
+import type { CheckCode, CheckedStatement, ReviewFinding } from './types.ts';
+import { reviewWording } from './wording.ts';
 import { formatPath, isPlainObject, quote, type PathSegment } from './values.ts';
 
 export interface ReviewInput {
@@ -127,7 +135,9 @@ class Review {
   private readonly text: string;
   private readonly mentions: ReturnType<typeof numberMentions>;
   private values = 0;
-  private tooLarge = false;
+  tooLarge = false;
+  /** How many values of each kind were walked, and how many the summary or request accounts for. */
+  readonly tally = { money: 0, moneyStated: 0, dates: 0, datesStated: 0, other: 0, otherOk: 0, hidden: 0 };
 
   constructor(summaryText: string, private readonly hasRequest: boolean) {
     this.text = summaryText;
@@ -181,13 +191,18 @@ class Review {
     const keyPath = [...path, key];
     const hidden = inspectText(key, { singleLine: true }).findings;
     if (hidden.length > 0) {
+      this.tally.hidden += 1;
       this.add(worst(hidden), 'hidden-characters', keyPath, `The name of the term ${formatPath(keyPath)} contains ${describe(hidden)}.`);
     }
     this.visit(child, keyPath, childOf(request, key), depth + 1);
   }
 
   private money(value: Money, path: PathSegment[], request: RequestValue): void {
-    const stated = statesMoney(this.text, this.mentions, String(value.amount), value.currency);
+    const stated =
+      statesMoney(this.text, this.mentions, String(value.amount), value.currency) ||
+      (canonicalDecimal(value.amount) === '0' && statesZeroByName(this.text, path.flatMap((s) => (typeof s === 'string' ? keyWords(s) : []))));
+    this.tally.money += 1;
+    if (stated) this.tally.moneyStated += 1;
     if (request !== MISSING && !sameValue(value, request)) {
       this.mismatch(path, value, request, stated);
     } else if (!stated) {
@@ -202,6 +217,7 @@ class Review {
     if (typeof value === 'string') {
       const hidden = inspectText(value, { singleLine: true }).findings;
       if (hidden.length > 0) {
+        this.tally.hidden += 1;
         this.add(worst(hidden), 'hidden-characters', path, `The value of ${formatPath(path)} contains ${describe(hidden)}.`);
       }
       if (isIsoDate(value)) {
@@ -222,6 +238,15 @@ class Review {
       stated = false;
     }
 
+    const date = typeof value === 'string' && isIsoDate(value);
+    const ok = (request === MISSING || confirmed) && (stated || (confirmed && !mustBeStated));
+    if (date) {
+      this.tally.dates += 1;
+      if (ok) this.tally.datesStated += 1;
+    } else {
+      this.tally.other += 1;
+      if (ok) this.tally.otherOk += 1;
+    }
     if (request !== MISSING && !confirmed) {
       this.mismatch(path, value, request, stated);
       return;
@@ -257,18 +282,59 @@ function describe(findings: ReadonlyArray<{ label: string; token: string }>): st
   return `${count} (${listed}), shown as ${findings[0]!.token}${findings.length > 1 ? ' and similar' : ''}`;
 }
 
-/**
- * Checks `terms` against the summary and against what the agent asked for. Returns the
- * findings, dangers first; an empty list means every value was found or confirmed.
- */
-export function reviewTerms(input: ReviewInput, options: ReviewOptions = {}): ReviewFinding[] {
-  if (!isPlainObject(input) || typeof input.summary !== 'string') {
-    throw new CountersignError('ERR_INPUT_INVALID', 'reviewTerms needs { summary, terms?, request? } with a string summary.');
+/** Every value the agent asked for is in the terms, at the same place, with the same value. */
+function requestHeld(terms: unknown, request: unknown, depth: number): boolean {
+  if (depth > MAX_DEPTH) return false;
+  if (Array.isArray(request)) {
+    return Array.isArray(terms) && request.every((item, i) => item === undefined || requestHeld(terms[i], item, depth + 1));
   }
-  const { terms } = input;
-  if (terms !== undefined && !isPlainObject(terms)) {
+  if (isPlainObject(request) && !isMoney(request)) {
+    return (
+      isPlainObject(terms) &&
+      Object.entries(request).every(([key, item]) => item === undefined || (Object.hasOwn(terms, key) && requestHeld(terms[key], item, depth + 1)))
+    );
+  }
+  return sameValue(terms, request);
+}
+
+const CHECKED_MESSAGES: Record<CheckCode, string> = {
+  'amounts-stated': 'Every amount in the terms appears in the summary with its currency (or, for a zero amount, is named as none: "no fee").',
+  'dates-stated': 'Every date in the terms appears in the summary.',
+  'values-stated': 'Every other value in the terms (IDs, numbers, text) appears in the summary or is what the agent asked for.',
+  'request-confirmed': 'Every value the agent asked for is in the terms unchanged.',
+  'no-other-amounts': 'The summary states no amount that is not in the terms (or their total, or a price per unit).',
+  'no-contradicting-words':
+    'The summary was searched for words such as \u201Cfree\u201D, \u201Cwaived\u201D and \u201Crefund\u201D that go against the charges or refunds in the terms, and none was found.',
+  'single-total': 'The summary does not present two different amounts as the total to pay.',
+  'no-hidden-characters': 'No key or text value in the terms holds hidden characters.',
+};
+
+export interface OperationReview {
+  /** What the person should look at, dangers first. */
+  findings: ReviewFinding[];
+  /** What was checked and holds, in a fixed order; empty when nothing could be checked. */
+  checked: CheckedStatement[];
+}
+
+function checkInput(input: ReviewInput, name: string): void {
+  if (!isPlainObject(input) || typeof input.summary !== 'string') {
+    throw new CountersignError('ERR_INPUT_INVALID', `${name} needs { summary, terms?, request? } with a string summary.`);
+  }
+  if (input.terms !== undefined && !isPlainObject(input.terms)) {
     throw new CountersignError('ERR_OPERATION_INVALID', 'operation.terms: expected a JSON object (spec section 3).');
   }
+}
+
+/**
+ * The review of an operation before the person decides (spec section 5): `terms` against the
+ * summary and against what the agent asked for (the rules at the top of this file), and the
+ * summary's own amounts and money words against the terms (`wording.ts`). `checked` lists what
+ * was checked and holds, never a verdict that the terms "agree": the checks are literal and
+ * in English, and the summary is what the person approves.
+ */
+export function reviewOperation(input: ReviewInput, options: ReviewOptions = {}): OperationReview {
+  checkInput(input, 'reviewOperation');
+  const { terms } = input;
   const seen = summaryToText(input.summary, options);
   const request = isPlainObject(input.request) ? input.request : undefined;
   const review = new Review(seen.text, request !== undefined);
@@ -276,6 +342,8 @@ export function reviewTerms(input: ReviewInput, options: ReviewOptions = {}): Re
     const limit = options.limit ?? SUMMARY_DISPLAY_LIMIT;
     review.add('info', 'summary-truncated', [], `The summary is long; only the part shown by default (${limit.toLocaleString('en-US')} characters) was checked against the terms.`);
   }
+  const checked = new Set<CheckCode>();
+  let wording: ReviewFinding[] = [];
   if (terms === undefined) {
     review.add('info', 'terms-absent', [], 'The Company sent no terms with this operation, so nothing in the summary could be checked against them: the summary is all there is to go on.');
   } else if (Object.keys(terms).length === 0) {
@@ -285,10 +353,37 @@ export function reviewTerms(input: ReviewInput, options: ReviewOptions = {}): Re
       review.add('info', 'request-absent', [], 'What the agent asked for was not available, so the terms could not be compared with it.');
     }
     review.visit(terms, [], request ?? MISSING, 0);
+    const money = termsMoney(terms);
+    wording = reviewWording(seen.text, money);
+    const t = review.tally;
+    if (!review.tooLarge) {
+      if (t.money > 0 && t.moneyStated === t.money) checked.add('amounts-stated');
+      if (t.dates > 0 && t.datesStated === t.dates) checked.add('dates-stated');
+      if (t.other > 0 && t.otherOk === t.other) checked.add('values-stated');
+      if (t.hidden === 0) checked.add('no-hidden-characters');
+    }
+    if (request !== undefined && Object.values(request).some((v) => v !== undefined) && requestHeld(terms, request, 0)) checked.add('request-confirmed');
+    if (!seen.truncated) {
+      const found = new Set(wording.map((f) => f.code));
+      if (!found.has('amount-not-in-terms') && !found.has('currency-not-in-terms')) checked.add('no-other-amounts');
+      if (money.amounts.some((a) => a.direction !== 'none') && !found.has('contradicts-charge') && !found.has('direction-reversed')) checked.add('no-contradicting-words');
+      if (money.amounts.length > 0 && !found.has('second-total')) checked.add('single-total');
+    }
   }
-  return review
-    .finish()
+  const findings = [...review.finish(), ...wording]
     .map((finding, order) => ({ finding, order }))
     .sort((a, b) => SEVERITY_ORDER[a.finding.severity] - SEVERITY_ORDER[b.finding.severity] || a.order - b.order)
     .map(({ finding }) => finding);
+  const order = Object.keys(CHECKED_MESSAGES) as CheckCode[];
+  return { findings, checked: order.filter((code) => checked.has(code)).map((code) => ({ code, message: CHECKED_MESSAGES[code] })) };
+}
+
+/**
+ * Checks `terms` against the summary and against what the agent asked for. Returns the
+ * findings of `reviewOperation`, dangers first. An empty list does not mean that the terms
+ * agree with the summary, only that none of the checks found a difference.
+ */
+export function reviewTerms(input: ReviewInput, options: ReviewOptions = {}): ReviewFinding[] {
+  checkInput(input, 'reviewTerms');
+  return reviewOperation(input, options).findings;
 }

@@ -40,7 +40,50 @@ export type ReviewCode =
   /** Two different sets of terms under one revision (section 3, "New terms"). */
   | 'revision-reused'
   /** A new revision that changes nothing. */
-  | 'no-change';
+  | 'no-change'
+  /**
+   * The summary presents an amount that is not in the terms (nor their total, nor a price per
+   * unit of a count in them): "$7.00" when the terms say 700.00 USD. A danger when the terms
+   * hold money, a warning when they hold none.
+   */
+  | 'amount-not-in-terms'
+  /** The summary presents an amount in a currency no amount of the terms is in ("€700.00" for 700.00 USD). */
+  | 'currency-not-in-terms'
+  /** The terms charge, and the summary says free, waived, no charge, $0.00, refund, credit or money back. */
+  | 'contradicts-charge'
+  /** Two different amounts presented as the total or what the person pays. */
+  | 'second-total'
+  /** An amount of the terms presented the other way round: a charge as money to the person, or a refund as a charge. */
+  | 'direction-reversed';
+
+/**
+ * What `reviewOperation` checked and found true. A statement is listed only when it holds;
+ * none of them, nor all of them, means that the terms "agree" with the summary: the review reads
+ * literally and in English, so a summary can mislead in ways it does not see.
+ */
+export type CheckCode =
+  /** Every `{ amount, currency }` of the terms is in the summary with its currency. */
+  | 'amounts-stated'
+  /** Every date of the terms is in the summary. */
+  | 'dates-stated'
+  /** Every other value of the terms (IDs, numbers, text) is in the summary or is what the agent asked for. */
+  | 'values-stated'
+  /** Every value the agent asked for is in the terms, unchanged. */
+  | 'request-confirmed'
+  /** The summary presents no amount other than the terms' own (or their total, or a unit price). */
+  | 'no-other-amounts'
+  /** No money word of the summary (free, waived, refund ...) goes against the direction of the terms' money. */
+  | 'no-contradicting-words'
+  /** The summary presents at most one amount as the total to pay. */
+  | 'single-total'
+  /** No key or text value of the terms holds hidden characters. */
+  | 'no-hidden-characters';
+
+export interface CheckedStatement {
+  code: CheckCode;
+  /** One plain sentence, true of this operation. */
+  message: string;
+}
 
 export interface ReviewFinding {
   severity: Severity;

@@ -1,8 +1,8 @@
 /**
  * Untrusted Company text → what the approval window may show (spec sections 3 "Formatting",
  * 5 and 8): the summary as allow-listed HTML or DOM, hidden-character findings for any text,
- * and the Company's origin with its registrable domain. Isomorphic: browser and Node (with a
- * jsdom window passed in for the DOM parts).
+ * spoofing findings for the Company's name, and the Company's origin with its registrable
+ * domain. Isomorphic: browser and Node (with a jsdom window passed in for the DOM parts).
  */
 export {
   SUMMARY_DISPLAY_LIMIT,
@@ -31,6 +31,7 @@ export {
   type TextInspection,
   type TextSegment,
 } from './text-inspection.ts';
+export { inspectCompanyName, type NameFinding, type NameFindingCode } from './company-name.ts';
 export {
   displayOrigin,
   type DisplayOrigin,

@@ -21,12 +21,15 @@
  * list, so a single-script Latin name with accents (e.g. "googlé") stays Unicode.
  *
  * The registrable domain comes from the Public Suffix List in `tldts` (never hand-rolled),
- * private section included: user.github.io and evil.github.io have different owners.
+ * private section included: user.github.io and evil.github.io have different owners. It is
+ * also said in words (`ownerSentence`), and when the subdomain reads as a domain of its own
+ * (stormline.example.checkout-secure.co) a warning says which site it is and which it is not.
  */
 import punycode from 'punycode.js';
 import { parse as parseHost } from 'tldts';
 import { CountersignError } from '../protocol/errors.ts';
 import { ASCII_LOOKALIKES } from './lookalikes.ts';
+import { isHighlyRestrictive, scriptOf, type Script } from './scripts.ts';
 
 export type OriginWarningCode =
   | 'insecure-scheme'
@@ -34,6 +37,7 @@ export type OriginWarningCode =
   | 'ip-address'
   | 'no-registrable-domain'
   | 'subdomain-elided'
+  | 'subdomain-spells-domain'
   | 'idn-mixed-script'
   | 'idn-uncommon-script'
   | 'idn-whole-script-confusable'
@@ -65,6 +69,13 @@ export interface DisplayOrigin {
   port: string;
   /** `https://…long.sub.shop.example.co.uk:8443`, one line of text. */
   display: string;
+  /**
+   * The domain that the subdomain reads as, when it reads as one: `stormline.example` in
+   * stormline.example.checkout-secure.co (warning 'subdomain-spells-domain'). Otherwise null.
+   */
+  spelledDomain: string | null;
+  /** The owner in words, for the window to show beside the bold domain: "This site is checkout-secure.co." */
+  ownerSentence: string;
   warnings: OriginWarning[];
 }
 
@@ -80,26 +91,8 @@ export interface DisplayOriginOptions {
 const DEFAULT_MAX_SUBDOMAIN = 24;
 const ELLIPSIS = '\u2026';
 
-/** UTS #31 Table 5, Recommended Scripts (besides Common and Inherited). */
-const RECOMMENDED_SCRIPTS = [
-  'Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Thaana', 'Devanagari', 'Bengali',
-  'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai',
-  'Lao', 'Tibetan', 'Myanmar', 'Georgian', 'Hangul', 'Ethiopic', 'Khmer', 'Hiragana', 'Katakana',
-  'Bopomofo', 'Han',
-] as const;
-
-const SCRIPT_TESTS = RECOMMENDED_SCRIPTS.map((name) => ({ name, test: new RegExp(`^\\p{Script=${name}}$`, 'u') }));
-const COMMON = /^\p{Script=Common}$/u;
-const INHERITED = /^\p{Script=Inherited}$/u;
 const DECIMAL_DIGIT = /^\p{Nd}$/u;
 const KANA = /[\p{Script=Katakana}\p{Script=Hiragana}]/u;
-
-/** Script sets that UTS #39's "highly restrictive" level allows in one label. */
-const ALLOWED_MIXES: ReadonlyArray<ReadonlySet<string>> = [
-  new Set(['Latin', 'Han', 'Hiragana', 'Katakana']),
-  new Set(['Latin', 'Han', 'Bopomofo']),
-  new Set(['Latin', 'Han', 'Hangul']),
-];
 
 /** IDNA2008 deviations: UTS #46 transitional processing maps them away, to another name. */
 const DEVIATIONS = new Set([0xdf, 0x3c2, 0x200c, 0x200d]);
@@ -107,26 +100,14 @@ const DEVIATIONS = new Set([0xdf, 0x3c2, 0x200c, 0x200d]);
 const MIDDLE_DOT = 0xb7;
 const KATAKANA_PROLONGED_SOUND = 0x30fc;
 
-type Script = (typeof RECOMMENDED_SCRIPTS)[number] | 'Common' | 'Inherited' | 'Other';
-
-function scriptOf(ch: string): Script {
-  if (COMMON.test(ch)) return 'Common';
-  if (INHERITED.test(ch)) return 'Inherited';
-  for (const { name, test } of SCRIPT_TESTS) if (test.test(ch)) return name;
-  return 'Other';
-}
-
-function isAllowedMix(scripts: ReadonlySet<string>): boolean {
-  if (scripts.size <= 1) return true;
-  return ALLOWED_MIXES.some((mix) => [...scripts].every((s) => mix.has(s)));
-}
-
 const MESSAGES: Record<OriginWarningCode, string> = {
   'insecure-scheme': 'The Company was reached over plain http, so anyone on the network could have changed what it sent.',
   'credentials-in-url': 'The address carried a user name or password before the host; only the host after it counts.',
   'ip-address': 'The Company is known only by an IP address, not by a domain name.',
   'no-registrable-domain': 'This host has no registrable domain (it is a public suffix or a local name).',
   'subdomain-elided': 'The start of a long subdomain is hidden so the registrable domain stays in view.',
+  // Replaced by a sentence that names both domains; see `spelledDomainOf`.
+  'subdomain-spells-domain': 'The start of the address reads like another domain, which is not the site.',
   'idn-mixed-script': 'The domain mixes writing systems in one name, a common way to imitate another domain.',
   'idn-uncommon-script': 'The domain uses a writing system that is rarely used in domain names.',
   'idn-whole-script-confusable': 'The domain is written entirely in letters that look like Latin ones.',
@@ -136,8 +117,8 @@ const MESSAGES: Record<OriginWarningCode, string> = {
   'idn-invalid': 'The domain has a label that is not valid punycode.',
 };
 
-function warning(code: OriginWarningCode): OriginWarning {
-  return { code, message: MESSAGES[code] };
+function warning(code: OriginWarningCode, message = MESSAGES[code]): OriginWarning {
+  return { code, message };
 }
 
 /** Why one Unicode label must not be shown as Unicode (empty when it may be). */
@@ -184,7 +165,7 @@ function labelProblems(label: string, tldScripts: ReadonlySet<Script>): OriginWa
     if (script !== 'Inherited') previousScript = script;
   });
 
-  if (!isAllowedMix(scripts)) problems.add('idn-mixed-script');
+  if (!isHighlyRestrictive(scripts)) problems.add('idn-mixed-script');
   // A look-alike among Latin letters ("ɑpple", or Han "〇" in "ex〇mple", a mix UTS #39 allows).
   if (anyLookalike && scripts.has('Latin')) problems.add('idn-lookalike');
   if (digitSystems.size > 1) problems.add('idn-mixed-digits');
@@ -210,6 +191,54 @@ function elide(subdomain: string, max: number): string {
   const tail = chars.slice(chars.length - room).join('');
   const dot = tail.indexOf('.');
   return ELLIPSIS + (dot >= 0 ? tail.slice(dot + 1) : tail);
+}
+
+/**
+ * Top-level domains that readers take for the end of an address: the generic ones of RFC 1591
+ * section 2, and info and biz from ICANN's 2000 round. Country codes (two letters) and
+ * internationalised top-level domains (xn--) are found by shape. The newer generic domains are
+ * left out on purpose: they are words (shop, app, cloud, online, dev) that honest subdomains
+ * use as labels, as in fr.shop.stormline.example.
+ */
+const KNOWN_ENDINGS = new Set(['com', 'net', 'org', 'edu', 'gov', 'mil', 'int', 'info', 'biz']);
+
+/**
+ * Names reserved so they are never delegated (RFC 2606 section 2, RFC 6761 section 6): not in
+ * the Public Suffix List, yet a reader takes them for the end of an address all the same.
+ */
+const RESERVED_ENDINGS = new Set(['example', 'test', 'invalid', 'localhost']);
+
+function readsAsEnding(label: string): boolean {
+  return KNOWN_ENDINGS.has(label) || /^[a-z]{2}$/.test(label) || label.startsWith('xn--');
+}
+
+/**
+ * The longest run of subdomain labels, from the first, that reads as an address of its own:
+ * it ends in a reserved name, or in a known ending that the Public Suffix List confirms, with a
+ * label before it. `prefix` counts the labels of the run, `domain` those of the domain it names
+ * (login.paypal.com: prefix 3, domain 2). Null when no run does.
+ *
+ * Not counted: a label that spells a domain with a dash ("paypal-com"): honest labels end in
+ * "-us", "-info", "-me" or "-de" too often for a warning to mean anything. Dot look-alikes need
+ * no rule here: the URL parser turns U+FF0E and U+3002 into real dots, refuses U+2024, and any
+ * other look-alike sign makes the IDN policy show the label in punycode.
+ */
+function spelledDomainOf(asciiLabels: readonly string[]): { prefix: number; domain: number } | null {
+  for (let end = asciiLabels.length; end >= 2; end -= 1) {
+    const last = asciiLabels[end - 1]!;
+    if (RESERVED_ENDINGS.has(last)) return { prefix: end, domain: 2 };
+    if (!readsAsEnding(last)) continue;
+    const info = parseHost(asciiLabels.slice(0, end).join('.'), { allowPrivateDomains: true });
+    if (info.domain && (info.isIcann === true || info.isPrivate === true)) {
+      return { prefix: end, domain: info.domain.split('.').length };
+    }
+  }
+  return null;
+}
+
+function ownerSentenceOf(registrable: string, isIp: boolean): string {
+  const name = registrable.endsWith('.') ? registrable.slice(0, -1) : registrable;
+  return isIp ? `This site is the IP address ${name}.` : `This site is ${name}.`;
 }
 
 function checkMax(max: number): number {
@@ -242,6 +271,8 @@ export function displayOrigin(url: string, options: DisplayOriginOptions = {}): 
   let subdomainLabels: string[] = [];
   let registrable = asciiHost;
   let shownInPunycode = false;
+  let spelledDomain: string | null = null;
+  let spelledPrefix = '';
 
   if (info.isIp) {
     warnings.push(warning('ip-address'));
@@ -274,8 +305,22 @@ export function displayOrigin(url: string, options: DisplayOriginOptions = {}): 
     if (!info.domain) warnings.push(warning('no-registrable-domain'));
     subdomainLabels = labels.slice(0, labels.length - registrableCount);
     registrable = labels.slice(labels.length - registrableCount).join('.') + trailingDot;
+    // Found on the ASCII labels (the form the Public Suffix List is in), quoted as shown.
+    const spelled = spelledDomainOf(asciiLabels.slice(0, subdomainLabels.length));
+    if (spelled) {
+      spelledPrefix = subdomainLabels.slice(0, spelled.prefix).join('.');
+      spelledDomain = subdomainLabels.slice(spelled.prefix - spelled.domain, spelled.prefix).join('.');
+    }
   }
 
+  const ownerSentence = ownerSentenceOf(registrable, info.isIp === true);
+  if (spelledDomain !== null) {
+    // Said in words: the bold registrable domain alone is easy to miss when the start of the
+    // address is a familiar name.
+    const reads = spelledPrefix === spelledDomain ? '' : ` reads like ${spelledDomain} but`;
+    const message = `${ownerSentence} The address starts with “${spelledPrefix}”, which${reads} is not the site.`;
+    warnings.push(warning('subdomain-spells-domain', message));
+  }
   const fullSubdomain = subdomainLabels.join('.');
   const subdomain = elide(fullSubdomain, max);
   if (subdomain !== fullSubdomain) warnings.push(warning('subdomain-elided'));
@@ -290,6 +335,8 @@ export function displayOrigin(url: string, options: DisplayOriginOptions = {}): 
     registrableDomain: registrable,
     port,
     display,
+    spelledDomain,
+    ownerSentence,
     warnings,
   };
 }

@@ -85,7 +85,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
     const pairing = await companion.pair();
     const shown = await ext.pairingShown();
     expect(shown.code).toBe(pairing.code);
-    await ext.sessions.answerPairing(shown.pairingId, true);
+    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
     await pairing.confirmed;
     return companion;
   }
@@ -163,7 +163,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
     const shown = await ext.pairingShown();
     expect(shown.code).toBe(pairing.code);
     expect(shown.agentThumbprint).toBe(companion.agentKeyThumbprint);
-    await ext.sessions.answerPairing(shown.pairingId, true);
+    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
     await pairing.confirmed;
     expect(companion.paired).toBe(true);
 
@@ -178,7 +178,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
     const companion = await connect();
     const pairing = await companion.pair();
     const shown = await ext.pairingShown();
-    await ext.sessions.answerPairing(shown.pairingId, false);
+    await ext.sessions.answerPairing(shown.pairingId, { confirmed: false });
     expect(codeOf(await rejection(pairing.confirmed))).toBe('ERR_PAIRING_FAILED');
     expect(companion.paired).toBe(false);
     await expect(stat(path.join(companion.configDir, 'extension-key.json'))).rejects.toThrow();
@@ -335,7 +335,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
     const withdrawn = new Promise((resolve) => companion.once('withdrawn', resolve));
     const result = await decided(companion, operation(), 'approve');
     expect(result.status).toBe('approved');
-    await ext.queue.withdraw(approvalKey(companion.agentKeyThumbprint, 'exc_5Rt2', 'rev1'));
+    await ext.queue.withdraw(approvalKey(companion.agentKeyThumbprint, COMPANY.origin, 'exc_5Rt2', 'rev1'));
     expect(await withdrawn).toEqual({ operation_id: 'exc_5Rt2', revision: 'rev1' });
     expect(companion.isWithdrawn('exc_5Rt2', 'rev1')).toBe(true);
     expect(await companion.markSent({ operation_id: 'exc_5Rt2', revision: 'rev1' })).toBe(false);
@@ -351,7 +351,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
     const result = await decided(companion, operation(), 'approve');
     expect(result.status).toBe('approved');
     ext.tamper = (_conn, m) => (m.type === 'withdrawn' ? [] : [m]);
-    await ext.queue.withdraw(approvalKey(companion.agentKeyThumbprint, 'exc_5Rt2', 'rev1'));
+    await ext.queue.withdraw(approvalKey(companion.agentKeyThumbprint, COMPANY.origin, 'exc_5Rt2', 'rev1'));
     expect(companion.isWithdrawn('exc_5Rt2', 'rev1')).toBe(false);
     expect(await companion.markSent({ operation_id: 'exc_5Rt2', revision: 'rev1' })).toBe(false);
     expect(companion.isWithdrawn('exc_5Rt2', 'rev1')).toBe(true);
@@ -460,7 +460,7 @@ describe('when the extension side goes away (issue 4: agents are told "companion
     cleanup.push(() => companion.close());
     const pairing = await companion.pair();
     const shown = await ext.pairingShown();
-    await ext.sessions.answerPairing(shown.pairingId, true);
+    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
     await pairing.confirmed;
     return { ext, companion };
   }

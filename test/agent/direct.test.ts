@@ -57,6 +57,8 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
     for (const c of open.splice(0)) await c.close();
   });
 
+  let seq = 0;
+
   async function configDir(): Promise<string> {
     const dir = path.join(await mkdtemp(path.join(os.tmpdir(), 'csa-')), 'agent');
     dirs.push(path.dirname(dir));
@@ -65,7 +67,7 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
   }
 
   async function connect(dir?: string): Promise<Companion> {
-    const companion = await Companion.connect({ agentName: 'Desk agent', configDir: dir ?? (await configDir()), socketPath: ext.socketPath, timeoutMs: 3000 });
+    const companion = await Companion.connect({ agentName: `Desk agent ${++seq}`, configDir: dir ?? (await configDir()), socketPath: ext.socketPath, timeoutMs: 3000 });
     open.push(companion);
     return companion;
   }
@@ -74,7 +76,7 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
     const companion = await connect();
     const pairing = await companion.pair();
     const shown = await ext.pairingShown();
-    await ext.sessions.answerPairing(shown.pairingId, true);
+    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
     await pairing.confirmed;
     return companion;
   }

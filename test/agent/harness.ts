@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { AgentSessions, type PendingPairing } from '../../src/extension/agent-sessions';
 import { ApprovalQueue } from '../../src/extension/approval-queue';
 import { extensionKey, signRecord } from '../../src/extension/keys';
-import { Store, approvalKey, type ApprovalRecord, type StoredKeyPair } from '../../src/extension/store';
+import { Store, type ApprovalRecord, type StoredKeyPair } from '../../src/extension/store';
 import {
   BRIDGE_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -76,7 +76,7 @@ abstract class ExtensionSide {
   ) {
     this.queue = new ApprovalQueue({
       store,
-      sign: (record, status) => signRecord(key, record, status),
+      sign: (record, status, now) => signRecord(key, record, status, now),
       send: (conn, reply) => this.sessions.sendReply(conn, reply),
       changed: () => {},
     });
@@ -126,13 +126,18 @@ abstract class ExtensionSide {
   }
 
   async record(agent: string, operationId: string, revision: string): Promise<ApprovalRecord | undefined> {
-    return this.store.get(approvalKey(agent, operationId, revision));
+    // The harness's agents each ask one Company at a time: the revision names one record.
+    return (await this.store.byRevision(agent, operationId, revision))[0];
   }
 
   /** Wait until the User is being asked about this revision (the window would show it). */
   async prompt(agent: string, operationId: string, revision: string): Promise<string> {
-    const key = approvalKey(agent, operationId, revision);
-    await waitFor(async () => (await this.store.get(key))?.state === 'pending', `a pending prompt for ${operationId} ${revision}`);
+    let key = '';
+    await waitFor(async () => {
+      const record = await this.record(agent, operationId, revision);
+      key = record?.key ?? '';
+      return record?.state === 'pending';
+    }, `a pending prompt for ${operationId} ${revision}`);
     return key;
   }
 

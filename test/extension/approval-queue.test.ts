@@ -1,16 +1,20 @@
 import 'fake-indexeddb/auto';
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { ApprovalQueue, MAX_PENDING_PER_AGENT, type AgentReply, type IncomingApprovalRequest } from '../../src/extension/approval-queue';
-import { Store, approvalKey, type PairedAgent } from '../../src/extension/store';
+import { extensionKey, signRecord } from '../../src/extension/keys';
+import { Store, approvalKey, type PairedAgent, type StoredKeyPair } from '../../src/extension/store';
+import { digestSummary, digestTerms, verifyDecision, type DecisionClaims } from '../../src/protocol/decision';
 
-const agent: PairedAgent = { thumbprint: 'agentA', name: 'Desk agent', publicJwk: {}, pairedAt: 0 };
+/** An RFC 7638 thumbprint's shape: the signer puts it in `aud`. */
+const AGENT = `agentA${'_'.repeat(36)}A`;
+const agent: PairedAgent = { thumbprint: AGENT, name: 'Desk agent', publicJwk: {}, pairedAt: 0 };
 const NOW = Date.parse('2026-10-08T19:00:00Z');
 let n = 0;
 
 function request(revision = 'rev1', overrides: Partial<IncomingApprovalRequest> = {}): IncomingApprovalRequest {
   return {
     id: `req-${++n}`,
-    nonce: `nonce-${n}`,
+    nonce: `${'n'.repeat(38)}${String(n).padStart(4, '0')}A`,
     company: { name: 'Stormline', origin: 'https://stormline.example' },
     operation: {
       operation_id: 'exc_5Rt2',
@@ -30,18 +34,33 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
   let changes: string[];
   let signed: string[];
   let queue: ApprovalQueue;
+  let key: StoredKeyPair;
   let now = NOW;
+
+  /**
+   * The decision verified as the agent SDK verifies it, against what the agent asked about: the
+   * queue signs with the extension's real signer, so signing anything but what the person saw
+   * (another summary, the terms of a later request) fails here.
+   */
+  async function verified(jws: string | undefined, asked: IncomingApprovalRequest): Promise<DecisionClaims> {
+    return verifyDecision(jws ?? '', {
+      pinnedKey: key.publicJwk,
+      expected: { operation: asked.operation, company: asked.company, audience: AGENT, nonce: asked.nonce },
+      now: new Date(now),
+    });
+  }
 
   beforeEach(async () => {
     store = await Store.open(`queue-${++n}`);
+    key = await extensionKey(store);
     sent = [];
     changes = [];
     signed = [];
     now = NOW;
     queue = new ApprovalQueue({
       store,
-      async sign(record, status) {
-        const jws = `jws:${status}:${record.revision}:${record.nonce}`;
+      async sign(record, status, at) {
+        const jws = await signRecord(key, record, status, at);
         signed.push(jws);
         return jws;
       },
@@ -73,22 +92,38 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
   it('approving signs the decision and sends it to the asking connection', async () => {
     const r = request();
     await queue.receive(agent, 'c1', r);
-    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
-    expect(sent).toEqual([['c1', { type: 'decision', id: r.id, status: 'approved', jws: `jws:approved:rev1:${r.nonce}` }]]);
+    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve');
+    expect(sent).toEqual([['c1', { type: 'decision', id: r.id, status: 'approved', jws: expect.any(String) }]]);
+    const claims = await verified((sent[0]![1] as { jws?: string }).jws, r);
+    expect(claims).toMatchObject({ status: 'approved', summary_sha256: await digestSummary(r.operation.summary), terms_sha256: await digestTerms(undefined) });
+    expect(claims.iat).toBe(Math.floor(NOW / 1000));
   });
 
   it('a decided revision asked again gets the stored decision, re-signed for the new nonce, without a prompt', async () => {
     await queue.receive(agent, 'c1', request());
-    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
+    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve');
     const again = request();
     const reply = await queue.receive(agent, 'c9', again);
-    expect(reply).toEqual({ type: 'decision', id: again.id, status: 'approved', jws: `jws:approved:rev1:${again.nonce}` });
+    expect(reply).toEqual({ type: 'decision', id: again.id, status: 'approved', jws: expect.any(String) });
+    expect(await verified((reply as { jws?: string }).jws, again)).toMatchObject({ status: 'approved', nonce: again.nonce });
     expect(changes.filter((c) => c === 'new')).toHaveLength(1);
+  });
+
+  it('spec section 5: the decision is signed over the summary and terms the person saw, not over a later request', async () => {
+    const shown = request('rev1', { operation: { ...request().operation, terms: { price_difference: { amount: '70.00', currency: 'USD' } } } });
+    await queue.receive(agent, 'c1', shown);
+    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve');
+    const claims = await verified((sent[0]![1] as { jws?: string }).jws, shown);
+    expect(claims.summary_sha256).toBe(await digestSummary(shown.operation.summary));
+    expect(claims.terms_sha256).toBe(await digestTerms(shown.operation.terms));
+    // Another text under the same revision must not verify with this decision.
+    const other = { ...shown, operation: { ...shown.operation, summary: 'Exchange the jacket for **$7.00** more.' } };
+    await expect(verified((sent[0]![1] as { jws?: string }).jws, other)).rejects.toMatchObject({ code: 'ERR_DECISION_MISMATCH' });
   });
 
   it('a declined revision asked again stays declined', async () => {
     await queue.receive(agent, 'c1', request());
-    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'decline');
+    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'decline');
     const again = request();
     expect(await queue.receive(agent, 'c1', again)).toEqual({ type: 'decision', id: again.id, status: 'declined' });
   });
@@ -99,14 +134,14 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
     expect(await queue.receive(agent, 'c1', request('rev2'))).toBeNull();
     expect(sent).toEqual([['c1', { type: 'decision', id: first.id, status: 'superseded' }]]);
     const pending = await store.byState('pending');
-    expect(pending.map((r) => [r.revision, r.previousKey])).toEqual([['rev2', approvalKey('agentA', 'exc_5Rt2', 'rev1')]]);
+    expect(pending.map((r) => [r.revision, r.previousKey])).toEqual([['rev2', approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1')]]);
   });
 
   it('section 7: a new revision while the approved one has no known outcome is held, not prompted', async () => {
     await queue.receive(agent, 'c1', request('rev1'));
-    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
-    await queue.sent('agentA', 'exc_5Rt2', 'rev1');
-    await queue.outcome('agentA', 'exc_5Rt2', 'rev1', 'unknown');
+    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve');
+    await queue.sent(AGENT, 'exc_5Rt2', 'rev1');
+    await queue.outcome(AGENT, 'exc_5Rt2', 'rev1', 'unknown');
     const reply = await queue.receive(agent, 'c1', request('rev2'));
     expect(reply).toMatchObject({ type: 'error', code: 'ERR_OUTCOME_PENDING' });
     expect(await store.byState('pending')).toHaveLength(0);
@@ -115,21 +150,21 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
 
   it('section 7: when the first outcome is "failed" the held revision is released; "performed" retires it', async () => {
     await queue.receive(agent, 'c1', request('rev1'));
-    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve');
+    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve');
     await queue.receive(agent, 'c1', request('rev2'));
-    await queue.outcome('agentA', 'exc_5Rt2', 'rev1', 'failed');
+    await queue.outcome(AGENT, 'exc_5Rt2', 'rev1', 'failed');
     expect((await store.byState('pending')).map((r) => r.revision)).toEqual(['rev2']);
 
-    await queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev2'), 'approve');
+    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev2'), 'approve');
     await queue.receive(agent, 'c1', request('rev3'));
-    await queue.outcome('agentA', 'exc_5Rt2', 'rev2', 'performed');
-    expect((await store.get(approvalKey('agentA', 'exc_5Rt2', 'rev3')))?.state).toBe('superseded');
+    await queue.outcome(AGENT, 'exc_5Rt2', 'rev2', 'performed');
+    expect((await store.get(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev3')))?.state).toBe('superseded');
   });
 
   it('section 3 "Expiry": an expired revision cannot be approved', async () => {
     await queue.receive(agent, 'c1', request());
     now = Date.parse('2026-10-08T19:20:01Z');
-    await expect(queue.decide(approvalKey('agentA', 'exc_5Rt2', 'rev1'), 'approve')).rejects.toMatchObject({ code: 'ERR_DECISION_EXPIRED' });
+    await expect(queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve')).rejects.toMatchObject({ code: 'ERR_DECISION_EXPIRED' });
     expect((await store.all())[0]?.state).toBe('expired');
     expect(signed).toEqual([]);
   });
@@ -151,18 +186,18 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
 
   it('section 5: a withdrawn approval is refused when the agent then tries to send it', async () => {
     await queue.receive(agent, 'c1', request());
-    const key = approvalKey('agentA', 'exc_5Rt2', 'rev1');
+    const key = approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1');
     await queue.decide(key, 'approve');
     await queue.withdraw(key);
     expect(sent.at(-1)).toEqual(['c1', { type: 'withdrawn', operation_id: 'exc_5Rt2', revision: 'rev1' }]);
-    expect(await queue.sent('agentA', 'exc_5Rt2', 'rev1')).toMatchObject({ type: 'error', code: 'ERR_NOT_ALLOWED' });
+    expect(await queue.sent(AGENT, 'exc_5Rt2', 'rev1')).toMatchObject({ type: 'error', code: 'ERR_NOT_ALLOWED' });
   });
 
   it('once the agent has sent it, the approval can no longer be withdrawn', async () => {
     await queue.receive(agent, 'c1', request());
-    const key = approvalKey('agentA', 'exc_5Rt2', 'rev1');
+    const key = approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1');
     await queue.decide(key, 'approve');
-    expect(await queue.sent('agentA', 'exc_5Rt2', 'rev1')).toBeNull();
+    expect(await queue.sent(AGENT, 'exc_5Rt2', 'rev1')).toBeNull();
     await expect(queue.withdraw(key)).rejects.toMatchObject({ code: 'ERR_INPUT_INVALID' });
   });
 
@@ -171,7 +206,7 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
       await queue.receive(agent, 'c1', request('r', { operation: { ...request().operation, operation_id: `op_${i}`, revision: 'r' } }));
     }
     expect(await store.byState('pending')).toHaveLength(MAX_PENDING_PER_AGENT);
-    expect(queue.throttled.get('agentA')).toBe(30);
+    expect(queue.throttled.get(AGENT)).toBe(30);
     expect((await store.auditLog()).filter((e) => e.kind === 'throttled')).toHaveLength(1);
   });
 
@@ -187,7 +222,7 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
   it('decline all declines every waiting prompt', async () => {
     await queue.receive(agent, 'c1', request('rev1'));
     await queue.receive(agent, 'c1', request('rev1', { operation: { ...request().operation, operation_id: 'other' } }));
-    expect(await queue.declineAll()).toBe(2);
+    expect(await queue.declineAll()).toEqual({ declined: 2, failed: [] });
     expect((await store.byState('declined')).length).toBe(2);
   });
 });

@@ -17,7 +17,7 @@ async function record(): Promise<ApprovalRecord> {
     expires_at: '2099-10-08T12:20:00-07:00',
   };
   return {
-    key: approvalKey(agent, operation.operation_id, operation.revision),
+    key: approvalKey(agent, 'https://stormline.example', operation.operation_id, operation.revision),
     agent,
     agentName: 'Desk agent',
     operationId: operation.operation_id,

@@ -12,7 +12,7 @@ function record(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
     expires_at: '2026-10-08T12:20:00-07:00',
   };
   return {
-    key: approvalKey('agentA', operation.operation_id, operation.revision),
+    key: approvalKey('agentA', 'https://stormline.example', operation.operation_id, operation.revision),
     agent: 'agentA',
     agentName: 'Desk agent',
     operationId: operation.operation_id,
@@ -81,10 +81,10 @@ describe('extension store (issue 5: state survives a worker stop)', () => {
   it('finds every revision of one operation of one agent', async () => {
     const s = await Store.open(name);
     await s.insert(record(), { kind: 'received' });
-    const r2 = record({ revision: 'rev2', key: approvalKey('agentA', 'exc_5Rt2', 'rev2') });
+    const r2 = record({ revision: 'rev2', key: approvalKey('agentA', 'https://stormline.example', 'exc_5Rt2', 'rev2') });
     await s.insert(r2, { kind: 'received' });
-    await s.insert(record({ agent: 'agentB', key: approvalKey('agentB', 'exc_5Rt2', 'rev2') }), { kind: 'received' });
-    expect((await s.byOperation('agentA', 'exc_5Rt2')).map((r) => r.revision).sort()).toEqual(
+    await s.insert(record({ agent: 'agentB', key: approvalKey('agentB', 'https://stormline.example', 'exc_5Rt2', 'rev2') }), { kind: 'received' });
+    expect((await s.byOperation('agentA', 'https://stormline.example', 'exc_5Rt2')).map((r) => r.revision).sort()).toEqual(
       ['1791487200-k3Jd9Qx2mW8v', 'rev2'].sort(),
     );
     s.close();

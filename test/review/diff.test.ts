@@ -109,7 +109,9 @@ describe('diffExpiry', () => {
     expect(diffExpiry('2026-10-08T12:20:00Z', '2026-10-08T12:20:00Z')).toBeNull();
     expect(diffExpiry('2026-10-08T12:20:00Z', '2026-10-07T12:20:00Z')?.message).toMatch(/^The approval deadline moved 1 day earlier/);
     expect(diffExpiry('2026-10-08T12:20:00Z', '2026-10-08T05:20:00-07:00')).toMatchObject({ deltaMs: 0, message: expect.stringContaining('same moment') });
-    expect(diffExpiry('2026-12-31T23:59:60Z', '2027-01-01T00:00:00Z')).toMatchObject({ deltaMs: null });
+    // A leap second is read with the one clock (23:59:59.999 UTC), so it compares; what names no instant does not.
+    expect(diffExpiry('2026-12-31T23:59:60Z', '2027-01-01T00:00:00Z')).toMatchObject({ deltaMs: 1 });
+    expect(diffExpiry('2026-12-31T23:59:60Z', 'soon')).toMatchObject({ deltaMs: null });
   });
 });
 

@@ -26,7 +26,7 @@ describe("the seed's jacket exchange", () => {
     expect(reviewTerms({ summary: SUMMARY, terms: TERMS, request: { order_id: 'ord_7Hk2', item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-m' } })).toEqual([]);
   });
 
-  it('a changed price: one finding', () => {
+  it('a changed price: the terms amount is not stated, and the stated one is not in the terms', () => {
     const findings = reviewTerms({ summary: SUMMARY, terms: { ...TERMS, price_difference: { amount: '80.00', currency: 'USD' } }, request: REQUEST });
     expect(findings).toEqual([
       {
@@ -34,6 +34,12 @@ describe("the seed's jacket exchange", () => {
         code: 'amount-not-in-summary',
         path: 'price_difference',
         message: 'The terms set price_difference to 80.00 USD, but the summary does not state that amount.',
+      },
+      {
+        severity: 'danger',
+        code: 'amount-not-in-terms',
+        path: '',
+        message: 'The summary states "$70.00", but the terms hold no such amount (they set price_difference 80.00 USD); you may be misled about what you pay.',
       },
     ]);
   });
@@ -92,12 +98,23 @@ describe('money in the summary', () => {
     },
   );
 
-  it.each(['70.00', '$700.00', '$7.00', '\u20AC70.00', 'CA$70.00', 'A$70', '70.00 EUR', 'USDT 70', '$7\u200B0.00', '$70.01', 'item 70 USD-ish'])(
-    'rejects %s',
-    (spelled) => {
-      expect(check(`You pay ${spelled} today`).map((f) => f.code)).toEqual(['amount-not-in-summary']);
-    },
-  );
+  // The amount the summary does state is checked against the terms too (reviewOperation):
+  // "$7.00" is an amount the terms do not hold, "\u20AC70.00" one in a currency they do not use.
+  it.each([
+    ['70.00', []],
+    ['$700.00', ['amount-not-in-terms']],
+    ['$7.00', ['amount-not-in-terms']],
+    ['\u20AC70.00', ['currency-not-in-terms']],
+    ['CA$70.00', ['currency-not-in-terms']],
+    ['A$70', ['currency-not-in-terms']],
+    ['70.00 EUR', ['currency-not-in-terms']],
+    ['USDT 70', []],
+    ['$7\u200B0.00', ['amount-not-in-terms']],
+    ['$70.01', ['amount-not-in-terms']],
+    ['item 70 USD-ish', []],
+  ])('rejects %s', (spelled, also) => {
+    expect(check(`You pay ${spelled} today`).map((f) => f.code)).toEqual(['amount-not-in-summary', ...also]);
+  });
 
   it('reads grouped and European amounts', () => {
     const big = { price: { amount: '1234.50', currency: 'EUR' } };
@@ -109,6 +126,7 @@ describe('money in the summary', () => {
   it('accepts a currency code stated by its sign, not by another currency\'s sign', () => {
     expect(reviewTerms({ summary: 'Pay $5.00', terms: { price: '5.00', currency: 'USD' }, request: {} })).toEqual([]);
     expect(reviewTerms({ summary: 'Pay CA$5.00', terms: { price: '5.00', currency: 'USD' }, request: {} }).map((f) => [f.code, f.path])).toEqual([
+      ['currency-not-in-terms', ''],
       ['not-in-summary', 'currency'],
     ]);
   });

@@ -20,8 +20,19 @@ describe('displayOrigin', () => {
       registrableDomain: 'example.com',
       port: '',
       display: 'https://shop.example.com',
+      spelledDomain: null,
+      ownerSentence: 'This site is example.com.',
       warnings: [],
     });
+  });
+
+  it('says who owns the site in words', () => {
+    expect(displayOrigin('https://a.b.example.co.uk').ownerSentence).toBe('This site is example.co.uk.');
+    expect(displayOrigin('https://www.example.com.').ownerSentence).toBe('This site is example.com.');
+    expect(displayOrigin('https://192.0.2.7:8080').ownerSentence).toBe('This site is the IP address 192.0.2.7.');
+    expect(displayOrigin('https://[2001:db8::1]').ownerSentence).toBe('This site is the IP address [2001:db8::1].');
+    expect(displayOrigin('http://localhost:3000').ownerSentence).toBe('This site is localhost.');
+    expect(displayOrigin('https://\u0430pple.com').ownerSentence).toBe('This site is xn--pple-43d.com.');
   });
 
   it('finds the registrable domain under a multi-label public suffix', () => {
@@ -119,6 +130,70 @@ describe('displayOrigin', () => {
     expect(codes('https://[2001:db8::1]')).toEqual(['ip-address']);
     expect(displayOrigin('http://localhost:3000')).toMatchObject({ registrableDomain: 'localhost', display: 'http://localhost:3000' });
     expect(codes('https://co.uk')).toContain('no-registrable-domain');
+  });
+
+  describe('a subdomain that reads as another domain', () => {
+    it('says which site it is and which it is not (a reserved name as the ending)', () => {
+      const origin = displayOrigin('https://stormline.example.checkout-secure.co');
+      expect(origin).toMatchObject({ subdomain: 'stormline.example', registrableDomain: 'checkout-secure.co', spelledDomain: 'stormline.example' });
+      expect(origin.warnings).toEqual([
+        {
+          code: 'subdomain-spells-domain',
+          message: 'This site is checkout-secure.co. The address starts with \u201Cstormline.example\u201D, which is not the site.',
+        },
+      ]);
+    });
+
+    it.each([
+      ['https://paypal.com.evil.example', 'paypal.com', 'paypal.com'],
+      ['https://shop.stormline.test.evil.co', 'stormline.test', 'shop.stormline.test'],
+      ['https://paypal.co.uk.evil.example', 'paypal.co.uk', 'paypal.co.uk'],
+      ['https://evil.github.io.attacker.co', 'evil.github.io', 'evil.github.io'],
+      ['https://a.com.b.net.evil.example', 'b.net', 'a.com.b.net'],
+      ['https://xn--e1afmkfd.xn--p1ai.evil.example', '\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444', '\u043f\u0440\u0438\u043c\u0435\u0440.\u0440\u0444'],
+    ])('%s reads as %s', (url, domain, prefix) => {
+      const origin = displayOrigin(url);
+      expect(origin.spelledDomain).toBe(domain);
+      const warning = origin.warnings.find((w) => w.code === 'subdomain-spells-domain');
+      expect(warning?.message).toContain(`${origin.ownerSentence} The address starts with \u201C${prefix}\u201D`);
+    });
+
+    it('says what a longer start reads as', () => {
+      const origin = displayOrigin('https://login.paypal.com.secure.evil.co');
+      expect(origin.spelledDomain).toBe('paypal.com');
+      expect(origin.warnings.map((w) => w.message)).toContain(
+        'This site is evil.co. The address starts with \u201Clogin.paypal.com\u201D, which reads like paypal.com but is not the site.',
+      );
+    });
+
+    it.each([
+      'https://shop.stormline.example',
+      'https://api.stormline.example:8443',
+      'https://www.example.co.uk',
+      'https://user.github.io',
+      'http://localhost:8080',
+      'https://a.b.c.stormline.example',
+      'https://eu-west-1.api.stormline.example',
+      'https://fr.shop.stormline.example', // newer generic TLDs are words, not endings
+      'https://my.app.stormline.example',
+      'https://com.stormline.example', // an ending with nothing before it
+      'https://paypal-com.evil.co', // dash spelling: not counted (see spelledDomainOf)
+      'https://192.0.2.7',
+    ])('%s reads as no other domain', (url) => {
+      const origin = displayOrigin(url);
+      expect(origin.spelledDomain).toBeNull();
+      expect(origin.warnings.map((w) => w.code)).not.toContain('subdomain-spells-domain');
+    });
+
+    it('adds no warning to the plain origins', () => {
+      expect(codes('https://shop.stormline.example')).toEqual([]);
+      expect(codes('https://api.stormline.example:8443')).toEqual([]);
+      expect(codes('https://www.example.co.uk')).toEqual([]);
+      expect(codes('https://user.github.io')).toEqual([]);
+      expect(codes('http://localhost:8080')).toEqual(['insecure-scheme', 'no-registrable-domain']);
+      expect(codes('https://a.b.c.stormline.example')).toEqual([]);
+      expect(codes('https://eu-west-1.api.stormline.example')).toEqual([]);
+    });
   });
 
   it('keeps a trailing dot visible', () => {

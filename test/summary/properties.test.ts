@@ -133,6 +133,11 @@ describe('displayOrigin invariants', () => {
         expect(origin.display).toBe(`https://${origin.subdomain ? `${origin.subdomain}.` : ''}${origin.registrableDomain}${port}`);
         if (origin.punycode) expect(origin.host).toBe(origin.asciiHost);
         expect(origin.host.endsWith(origin.registrableDomain)).toBe(true);
+        expect(origin.ownerSentence).toContain(origin.registrableDomain.replace(/\.$/, ''));
+        // A spelled domain is always inside the subdomain, and always said in words.
+        const spells = origin.warnings.some((w) => w.code === 'subdomain-spells-domain');
+        expect(spells).toBe(origin.spelledDomain !== null);
+        if (origin.spelledDomain !== null) expect(`.${origin.fullSubdomain}.`).toContain(`.${origin.spelledDomain}.`);
       }),
       RUNS,
     );

@@ -2,7 +2,8 @@
 // does not use (the origin module's Public Suffix List is the background's job).
 import { renderSummaryView } from '../../summary/render.ts';
 import { inspectText } from '../../summary/text-inspection.ts';
-import { reviewTerms } from '../../review/terms.ts';
+import { reviewOperation } from '../../review/terms.ts';
+import { inspectCompanyName } from '../../summary/company-name.ts';
 import { diffRevisions } from '../../review/diff.ts';
 import { formatPath, type PathSegment } from '../../review/values.ts';
 import type { ApprovalView } from '../snapshot';
@@ -44,11 +45,20 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
     originLine.append(el('strong', view.company.origin, 'registrable'));
   }
   originLine.dataset.testid = 'origin';
-  card.append(originLine, el('p', t('agentLine', view.agentName), 'agent'));
+  // The owner in words, not only in bold: "this site is checkout-secure.co" is what a hurried
+  // reader needs when the address starts with another Company's name.
+  const owner = el('p', t('originOwner', origin ? origin.registrableDomain : view.company.origin), 'owner');
+  owner.dataset.testid = 'owner';
+  // Two agents may share a name (one of them could be any local process): the key tells them apart.
+  const agentLine = el('p', t('agentLine', [inspectText(view.agentName, { singleLine: true }).display, view.agentFingerprint]), 'agent');
+  agentLine.dataset.testid = 'agent';
+  card.append(originLine, owner, agentLine);
 
   const warnings = el('ul', undefined, 'warnings');
   warnings.setAttribute('role', 'alert');
-  for (const w of [...name.findings.map((f) => f.message), ...(origin?.warnings ?? []).map((o) => o.message)]) warnings.append(el('li', w));
+  warnings.dataset.testid = 'warnings';
+  const identity = [...name.findings.map((f) => f.message), ...inspectCompanyName(view.company.name).map((f) => f.message), ...(origin?.warnings ?? []).map((o) => o.message)];
+  for (const w of identity) warnings.append(el('li', w));
 
   // What: the summary, rendered through the allow-list pipeline.
   card.append(el('h2', t('summaryHeading')));
@@ -67,13 +77,15 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   if (rendered.formattingLimited) warnings.append(el('li', t('formattingLimited')));
   if (warnings.childElementCount > 0) card.insertBefore(warnings, card.querySelector('h2'));
 
-  // Check: findings of the terms review, prominent, before the terms themselves.
-  const findings = reviewTerms({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
+  // Check: findings of the terms review, prominent, before the terms themselves. The review never
+  // says the terms "agree": it lists what it flagged, then only what it checked and found true.
+  const review = reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
   card.append(el('h2', t('findingsHeading')));
   const list = el('ul', undefined, 'findings');
   list.dataset.testid = 'findings';
-  if (findings.length === 0) list.append(el('li', t('noFindings'), 'finding ok'));
-  for (const f of findings) list.append(el('li', f.message, `finding ${f.severity}`));
+  for (const f of review.findings) list.append(el('li', f.message, `finding ${f.severity}`));
+  for (const c of review.checked) list.append(el('li', c.message, 'finding checked'));
+  if (list.childElementCount === 0) list.append(el('li', t('nothingChecked'), 'finding info'));
   card.append(list);
 
   if (view.previous) {

@@ -1,9 +1,13 @@
 import type { browser as browserApi } from 'wxt/browser';
 import { renderApprovalCard, type Translate } from './approval-card';
+import { inspectText } from '../../summary/text-inspection.ts';
+import { inspectCompanyName } from '../../summary/company-name.ts';
+import { keyFacts, youApproveLine } from '../../review/key-facts.ts';
 import { STATE_MESSAGE } from './lists';
 import { ApproveGate } from './approve-gate';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
+import { deadlineOf } from '../../protocol/rfc3339';
 
 type Browser = typeof browserApi;
 
@@ -40,6 +44,7 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
   const countdown = $('countdown');
   const bridgeDown = $('bridge-down');
   const agentGone = $('agent-gone');
+  const youApprove = $('you-approve');
 
   doc.title = t('approveTitle');
   approve.textContent = t('approve');
@@ -69,38 +74,96 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     gate.reset(Date.now(), focused());
   }
 
-  function renderPairing(pairing: Snapshot['pairings'][number]): HTMLElement {
-    const card = doc.createElement('article');
-    card.className = 'card pairing';
-    const h = doc.createElement('h1');
-    h.textContent = t('pairTitle');
-    const who = doc.createElement('p');
-    who.textContent = t('agentLine', pairing.agentName);
-    const code = doc.createElement('p');
-    code.className = 'pair-code';
-    code.dataset.testid = 'pair-code';
-    code.textContent = t('pairCode', pairing.code);
-    const buttons = doc.createElement('div');
-    buttons.className = 'buttons';
-    const reject = doc.createElement('button');
-    reject.type = 'button';
-    reject.className = 'secondary';
-    reject.id = 'pair-reject';
-    reject.textContent = t('pairReject');
-    const confirm = doc.createElement('button');
-    confirm.type = 'button';
-    confirm.className = 'primary';
-    confirm.id = 'pair-confirm';
-    confirm.textContent = t('pairConfirm');
-    const answer = (confirmed: boolean) => (event: MouseEvent) => {
-      if (!event.isTrusted) return;
-      confirm.disabled = reject.disabled = true;
-      void send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed, trusted: true });
+  /**
+   * A pairing card. Kept across renders (a snapshot must not wipe a half-typed code), with its
+   * own gate: pairing grants an agent the right to ask, so its click is held to Approve's rule
+   * (visible and focused for the arm delay, restarting on refocus, single-fire), and it needs
+   * the code typed from the agent's own display, which this window never shows.
+   */
+  interface PairingCard {
+    element: HTMLElement;
+    gate: ApproveGate;
+    input: HTMLInputElement;
+    confirm: HTMLButtonElement;
+    reject: HTMLButtonElement;
+    note: HTMLElement;
+    hint: HTMLElement;
+    busy: boolean;
+  }
+  const pairingCards = new Map<string, PairingCard>();
+  const CODE = /^\d{3} ?\d{3}$/;
+
+  function pairingCard(pairing: Snapshot['pairings'][number]): PairingCard {
+    const existing = pairingCards.get(pairing.pairingId);
+    if (existing) return existing;
+    const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] => {
+      const node = doc.createElement(tag);
+      if (text !== undefined) node.textContent = text;
+      if (cls) node.className = cls;
+      return node;
     };
-    confirm.addEventListener('click', answer(true));
-    reject.addEventListener('click', answer(false));
+    const element = el('article', undefined, 'card pairing');
+    element.dataset.testid = 'pairing';
+    element.dataset.pairingId = pairing.pairingId;
+    const name = inspectText(pairing.agentName, { singleLine: true });
+    const warnings = el('ul', undefined, 'warnings');
+    warnings.setAttribute('role', 'alert');
+    for (const finding of [...name.findings.map((f) => f.message), ...inspectCompanyName(pairing.agentName).map((f) => f.message)]) warnings.append(el('li', finding));
+    const who = el('p', t('pairWho', [name.display, pairing.fingerprint]), 'agent');
+    who.dataset.testid = 'pair-agent';
+    const input = el('input', undefined, 'pair-code-input');
+    input.id = `pair-code-${pairingCards.size}`;
+    input.dataset.testid = 'pair-code-input';
+    input.inputMode = 'numeric';
+    input.autocomplete = 'off';
+    input.maxLength = 7;
+    input.spellcheck = false;
+    const label = el('label', t('pairCodeLabel'));
+    label.htmlFor = input.id;
+    const note = el('p', '', 'pair-note');
+    note.setAttribute('role', 'status');
+    const hint = el('p', '', 'gate-hint');
+    const reject = el('button', t('pairReject'), 'secondary');
+    reject.type = 'button';
+    reject.id = 'pair-reject';
+    const confirm = el('button', t('pairConfirm'), 'primary');
+    confirm.type = 'button';
+    confirm.id = 'pair-confirm';
+    confirm.disabled = true;
+    const buttons = el('div', undefined, 'buttons');
     buttons.append(reject, confirm);
-    card.append(h, who, code, buttons);
+    element.append(el('h1', t('pairTitle')));
+    if (warnings.childElementCount > 0) element.append(warnings);
+    element.append(who, el('p', t('pairHow')), label, input, note, hint, buttons);
+    const card: PairingCard = { element, gate: new ApproveGate(), input, confirm, reject, note, hint, busy: false };
+    card.gate.reset(Date.now(), focused());
+    input.addEventListener('input', () => tick());
+
+    reject.addEventListener('click', (event) => {
+      if (!event.isTrusted || card.busy) return;
+      card.busy = true;
+      void send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed: false, trusted: true, shownFor: card.gate.shownFor(Date.now()) });
+    });
+    confirm.addEventListener('click', (event) => {
+      const now = Date.now();
+      const code = input.value.trim();
+      if (!event.isTrusted || card.busy || confirm.disabled || !CODE.test(code)) return;
+      const shownFor = card.gate.shownFor(now);
+      if (!card.gate.fire(now)) return;
+      card.busy = true;
+      confirm.disabled = true;
+      void send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed: true, code, trusted: true, shownFor }).then((answer: unknown) => {
+        const a = answer as { status?: string; attemptsLeft?: number; error?: { message?: string } } | undefined;
+        if (a?.status === 'paired' || a?.status === 'rejected') return;
+        // A wrong code (or a refusal): say so, and arm again from now for the next try.
+        card.busy = false;
+        card.gate.reset(Date.now(), focused());
+        card.note.textContent = a?.status === 'code-mismatch' ? t('pairCodeMismatch', String(a.attemptsLeft ?? 0)) : (a?.error?.message ?? '');
+        input.select();
+        tick();
+      });
+    });
+    pairingCards.set(pairing.pairingId, card);
     return card;
   }
 
@@ -109,7 +172,9 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     const view = current();
     content.replaceChildren();
     // A pairing waiting for the person comes first: it is about which agent may ask at all.
-    for (const pairing of snapshot?.pairings ?? []) content.append(renderPairing(pairing));
+    const pairings = snapshot?.pairings ?? [];
+    for (const id of pairingCards.keys()) if (!pairings.some((p) => p.pairingId === id)) pairingCards.delete(id);
+    for (const pairing of pairings) content.append(pairingCard(pairing).element);
     if (!view) {
       const empty = doc.createElement('p');
       empty.textContent = t('nothingPending');
@@ -132,6 +197,12 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     agentGone.hidden = !view || view.agentConnected;
     // A pending item needs no status line: the buttons say what to do.
     status.textContent = view && view.state !== 'pending' ? t(STATE_MESSAGE[view.state]) : '';
+    // What a click on Approve grants, from the terms as data (spec section 3: the terms hold what
+    // the summary says in words); the summary can claim anything, this line cannot be written by it.
+    if (view && view.state === 'pending') {
+      const facts = keyFacts(view.operation.terms);
+      youApprove.textContent = facts.length > 0 ? t('youApprove', youApproveLine(facts)) : t('youApproveNoTerms');
+    } else youApprove.textContent = '';
     decline.hidden = !view || (view.state !== 'pending' && view.state !== 'held');
     approve.hidden = !view || view.state !== 'pending';
     withdraw.hidden = !view || view.state !== 'approved';
@@ -143,13 +214,20 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
   function tick(): void {
     const now = Date.now();
     gate.update(focused(), now);
+    for (const card of pairingCards.values()) {
+      card.gate.update(focused(), now);
+      const typed = CODE.test(card.input.value.trim());
+      card.confirm.disabled = card.busy || !typed || !card.gate.ready(now) || snapshot?.bridge !== 'up';
+      card.hint.textContent = !card.busy && !card.gate.ready(now) ? t('pairWaiting') : '';
+    }
     const view = current();
     if (!view) {
       countdown.textContent = '';
       approve.disabled = true;
       return;
     }
-    const left = Date.parse(view.operation.expires_at) - now;
+    // The one clock (protocol/rfc3339.ts): the instant the queue and the signer use too.
+    const left = deadlineOf(view.operation.expires_at) - now;
     countdown.textContent = left > 0 ? t('expiresIn', formatRemaining(left)) : t('expired');
     const blocked = left <= 0 || snapshot?.bridge !== 'up' || view.state !== 'pending';
     approve.disabled = blocked || !gate.ready(now);
@@ -195,7 +273,12 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     void send({ type: 'countersign/decide', key: view.key, decision: 'decline', trusted: true, shownFor: gate.shownFor(Date.now()) });
   });
   declineAll.addEventListener('click', (event) => {
-    if (event.isTrusted) void send({ type: 'countersign/decline-all', trusted: true });
+    if (!event.isTrusted) return;
+    void send({ type: 'countersign/decline-all', trusted: true }).then((answer: unknown) => {
+      // Each item is declined on its own; say which ones could not be, rather than stop silently.
+      const failed = (answer as { failed?: unknown[] } | undefined)?.failed;
+      if (Array.isArray(failed) && failed.length > 0) status.textContent = t('declineAllFailed', String(failed.length));
+    });
   });
   withdraw.addEventListener('click', (event) => {
     const view = current();
@@ -223,9 +306,13 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
     if (event.key === 'ArrowLeft' && event.altKey) move(-1);
     if (event.key === 'ArrowRight' && event.altKey) move(1);
   });
-  const refocus = () => gate.update(focused(), Date.now());
+  const gates = () => [gate, ...[...pairingCards.values()].map((c) => c.gate)];
+  const refocus = () => {
+    for (const g of gates()) g.update(focused(), Date.now());
+  };
   doc.defaultView?.addEventListener('focus', () => {
-    gate.update(false, Date.now());
+    // Focus coming back is a new look: every gate starts its delay again.
+    for (const g of gates()) g.update(false, Date.now());
     refocus();
   });
   doc.defaultView?.addEventListener('blur', refocus);

@@ -32,11 +32,15 @@ export function renderApprovalList(doc: Document, views: ApprovalView[], t: Tran
     const state = doc.createElement('span');
     state.className = `state ${v.state}`;
     state.textContent = ` — ${t(STATE_MESSAGE[v.state])}`;
+    // Who asked, with the key: a history row must not read the same for two agents of one name.
+    const asker = doc.createElement('span');
+    asker.className = 'muted agent';
+    asker.textContent = ` · ${inspectText(v.agentName, { singleLine: true }).display} (${v.agentFingerprint})`;
     const summary = doc.createElement('p');
     summary.className = 'muted';
     const excerpt = inspectText(v.operation.summary.slice(0, 140), { singleLine: true }).display;
     summary.textContent = v.operation.summary.length > 140 ? `${excerpt}…` : excerpt;
-    item.append(name, state, summary);
+    item.append(name, state, asker, summary);
     list.append(item);
   }
   return list;
@@ -47,11 +51,16 @@ export function renderAgents(doc: Document, snapshot: Snapshot, onRevoke: (thumb
   for (const agent of snapshot.agents) {
     const row = doc.createElement('tr');
     const name = doc.createElement('td');
-    name.textContent = agent.name;
+    name.textContent = inspectText(agent.name, { singleLine: true }).display;
     const key = doc.createElement('td');
-    // The full RFC 7638 thumbprint, grouped for reading aloud against the agent's own display.
-    key.textContent = agent.thumbprint.match(/.{1,4}/g)!.join(' ');
-    key.setAttribute('aria-label', `${t('keyFingerprint')}: ${agent.thumbprint}`);
+    // The short fingerprint the agent prints (and every prompt shows), then the full RFC 7638
+    // thumbprint, grouped for reading aloud against the agent's own display.
+    const short = doc.createElement('strong');
+    short.textContent = agent.fingerprint;
+    const full = doc.createElement('small');
+    full.textContent = ` ${agent.thumbprint.match(/.{1,4}/g)!.join(' ')}`;
+    key.append(short, full);
+    key.setAttribute('aria-label', `${t('keyFingerprint')}: ${agent.fingerprint} (${agent.thumbprint})`);
     const when = doc.createElement('td');
     when.textContent = agent.revokedAt ? t('revokedOn', new Date(agent.revokedAt).toLocaleString()) : new Date(agent.pairedAt).toLocaleString();
     const action = doc.createElement('td');

@@ -22,24 +22,17 @@ export function mountOptions(doc: Document, browser: Browser): void {
     notifications.checked = snapshot.settings.notifications;
     const pairings = $('pairings');
     pairings.replaceChildren();
-    for (const p of snapshot.pairings) {
+    // Pairing is answered only in the approval window, behind its gate; here, only a way there.
+    if (snapshot.pairings.length > 0) {
       const box = doc.createElement('div');
       box.className = 'pairing';
-      const code = doc.createElement('p');
-      code.textContent = `${p.agentName}: ${t('pairCode', p.code)}`;
-      const confirm = doc.createElement('button');
-      confirm.type = 'button';
-      confirm.textContent = t('pairConfirm');
-      const reject = doc.createElement('button');
-      reject.type = 'button';
-      reject.textContent = t('pairReject');
-      const answer = (confirmed: boolean) => (e: MouseEvent) => {
-        if (!e.isTrusted) return;
-        void browser.runtime.sendMessage({ type: 'countersign/pair-answer', pairingId: p.pairingId, confirmed, trusted: true }).then(refresh);
-      };
-      confirm.addEventListener('click', answer(true));
-      reject.addEventListener('click', answer(false));
-      box.append(code, reject, confirm);
+      const note = doc.createElement('p');
+      note.textContent = t('pairingWaitingElsewhere');
+      const open = doc.createElement('button');
+      open.type = 'button';
+      open.textContent = t('openWindow');
+      open.addEventListener('click', () => void browser.runtime.sendMessage({ type: 'countersign/open-window' }));
+      box.append(note, open);
       pairings.append(box);
     }
     const agents = $('agents');

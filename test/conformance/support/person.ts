@@ -79,7 +79,7 @@ export class Person {
       for (const record of pending) {
         if (!this.seen.has(record.key)) {
           this.seen.add(record.key);
-          const siblings = await this.ext.store.byOperation(record.agent, record.operationId);
+          const siblings = await this.ext.store.byOperation(record.agent, record.company.origin, record.operationId);
           this.prompts.push({
             key: record.key,
             agent: record.agent,
@@ -148,11 +148,21 @@ export async function startAgents(options: { bridge: boolean; memoryDisk?: boole
       const dir = await mkdtemp(path.join(base, 'csc-'));
       dirs.push(dir);
       const companion = await connect(path.join(dir, 'agent'), opts.ackWindowMs);
-      const pairing = await companion.pair();
+      // The extension lets only a few pairings wait for the person at once; concurrent lanes take turns.
+      let pairing: Awaited<ReturnType<Companion['pair']>>;
+      for (;;) {
+        try {
+          pairing = await companion.pair();
+          break;
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'ERR_THROTTLED') throw error;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }
       for (;;) {
         const shown = [...ext.sessions.pairings.values()].find((p) => p.code === pairing.code);
         if (shown !== undefined) {
-          await ext.sessions.answerPairing(shown.pairingId, true);
+          await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, 2));

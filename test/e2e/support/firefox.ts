@@ -65,9 +65,11 @@ export class FirefoxStack {
 
   async pairedAgent(name: string): Promise<Companion> {
     const agent = await this.agent(name);
-    const { code, confirmed } = await agent.pair();
+    const { code, fingerprint, confirmed } = await agent.pair();
     const page = await this.approvalWindow();
-    await page.waitForFunction((c) => document.querySelector('[data-testid="pair-code"]')?.textContent?.includes(c), {}, code);
+    await page.waitForFunction((f) => document.querySelector('[data-testid="pair-agent"]')?.textContent?.includes(f), {}, fingerprint);
+    await page.type('[data-testid="pair-code-input"]', code);
+    await page.waitForFunction(() => !(document.querySelector('#pair-confirm') as HTMLButtonElement | null)?.disabled);
     await page.click('#pair-confirm');
     await confirmed;
     return agent;

@@ -82,13 +82,14 @@ export class Stack {
     return connectAgent(this.root, this.env, name, configName);
   }
 
-  /** Pairs a new agent by clicking "The codes match" in the approval window. */
+  /** Pairs a new agent as a person does: types the code the agent shows into the window, then clicks Pair. */
   async pairedAgent(name: string): Promise<Companion> {
     const agent = await this.agent(name);
-    const { code, confirmed } = await agent.pair();
+    const { code, fingerprint, confirmed } = await agent.pair();
     const page = await this.approvalWindow();
-    await page.getByTestId('pair-code').filter({ hasText: code }).waitFor();
-    await page.locator('#pair-confirm').click();
+    const card = page.getByTestId('pairing').filter({ hasText: fingerprint });
+    await card.getByTestId('pair-code-input').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
+    await card.locator('#pair-confirm:enabled').click();
     await confirmed;
     return agent;
   }

@@ -1,0 +1,272 @@
+import { test, expect, type Page } from '@playwright/test';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { resolve } from 'node:path';
+import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import type { Companion } from '../../src/agent/index.ts';
+
+/**
+ * The adversarial pass, end to end: real Debian Chromium with the built extension, the real
+ * bridge, the real SDK, and a second, hostile agent as its own process (support/hostile-agent.ts).
+ * Each finding of the attacker's review is a test here, clicked and typed as a person (or an
+ * attacker driving the mouse) would.
+ */
+test.describe.configure({ mode: 'serial' });
+
+let stack: Stack;
+let desk: Companion;
+let counter = 0;
+const hostiles: ChildProcessWithoutNullStreams[] = [];
+
+test.beforeAll(async () => {
+  stack = await Stack.start();
+  desk = await stack.pairedAgent('Desk agent');
+});
+test.afterAll(async () => {
+  for (const h of hostiles) h.kill();
+  await desk?.close().catch(() => undefined);
+  await stack?.close();
+});
+
+interface HostileEvent {
+  event: string;
+  code?: string;
+  fingerprint?: string;
+  offered?: number;
+  refused?: string[];
+}
+
+/** Starts the hostile agent process; resolves its events one by one. */
+function hostile(...args: string[]): { next(): Promise<HostileEvent>; stop(): void } {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve('test/e2e/support/hostile-agent.ts'), ...args], {
+    env: { ...process.env, ...stack.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  hostiles.push(child);
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    next: async () => {
+      const line = await lines.next();
+      if (line.done) throw new Error('the hostile agent ended');
+      return JSON.parse(line.value) as HostileEvent;
+    },
+    stop: () => child.stdin.end(),
+  };
+}
+
+function ask(a: Companion, operation: Record<string, unknown>, company: { name: string; origin: string } = STORMLINE) {
+  return a.requestApproval({ company, operation: operation as ReturnType<typeof jacketOperation>, request: EXCHANGE_REQUEST, session: { kind: 'this_session' } });
+}
+
+function freshId(): string {
+  return `exc_adv${++counter}`;
+}
+
+/** A real pointer click at the centre of an element, whatever its state: a trusted event, as a stray click is. */
+async function mouseClick(page: Page, selector: string): Promise<void> {
+  const box = await page.locator(selector).first().boundingBox();
+  if (box) await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+}
+
+async function pairedAgents(page: Page): Promise<Array<{ name: string; revokedAt?: number }>> {
+  return page.evaluate(async () => {
+    const snap = await (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<{ agents: Array<{ name: string; revokedAt?: number }> }> } } }).chrome.runtime.sendMessage({ type: 'countersign/snapshot' });
+    return snap.agents;
+  });
+}
+
+/** The Companies of the items the window holds for one operation ID (read from the background's snapshot). */
+async function activeOrigins(page: Page, operationId: string): Promise<string[]> {
+  return page.evaluate(async (id) => {
+    const snap = await (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<{ active: Array<{ state: string; company: { origin: string }; operation: { operation_id: string } }> }> } } }).chrome.runtime.sendMessage({ type: 'countersign/snapshot' });
+    return snap.active.filter((v) => v.operation.operation_id === id && v.state === 'pending').map((v) => v.company.origin).sort();
+  }, operationId);
+}
+
+test('finding 1: a process named like a paired agent is refused before the person is asked', async () => {
+  const h = hostile('pair', 'Desk agent');
+  expect(await h.next()).toEqual({ event: 'refused', code: 'ERR_PAIRING_FAILED' });
+  h.stop();
+});
+
+test('finding 1: stray clicks from the moment the window opens, and a held Enter, never pair; a wrong code is refused', async () => {
+  const h = hostile('pair', 'Helper');
+  const offered = await h.next();
+  expect(offered.event).toBe('offered');
+  const page = await stack.approvalWindow();
+  const card = page.getByTestId('pairing').filter({ hasText: offered.fingerprint! });
+  await card.waitFor();
+  // Clicks every 50 ms over the first 1.5 s, where "The codes match: pair" used to be, and Enter held down.
+  await page.keyboard.down('Enter');
+  for (let i = 0; i < 30; i++) {
+    await mouseClick(page, '#pair-confirm');
+    await page.waitForTimeout(50);
+  }
+  await page.keyboard.up('Enter');
+  await expect(card.locator('#pair-confirm')).toBeDisabled();
+  expect((await pairedAgents(page)).map((a) => a.name)).toEqual(['Desk agent']);
+
+  // A wrong code, typed and clicked once the gate is armed: refused, with the tries left.
+  const wrong = offered.code === '000000' ? '111 111' : '000 000';
+  await card.getByTestId('pair-code-input').fill(wrong);
+  await card.locator('#pair-confirm:enabled').click();
+  await expect(card).toContainText('Tries left: 2');
+  expect((await pairedAgents(page)).map((a) => a.name)).toEqual(['Desk agent']);
+  await card.locator('#pair-reject').click();
+  expect(await h.next()).toEqual({ event: 'refused', code: 'ERR_PAIRING_FAILED' });
+  h.stop();
+});
+
+test('finding 1: the right code typed at once still waits for the gate; the pairing card is screenshotted', async () => {
+  const h = hostile('pair', 'Laptop agent');
+  const offered = await h.next();
+  const page = await stack.approvalWindow();
+  const card = page.getByTestId('pairing').filter({ hasText: offered.fingerprint! });
+  await card.waitFor();
+  await card.getByTestId('pair-code-input').fill(`${offered.code!.slice(0, 3)} ${offered.code!.slice(3)}`);
+  await mouseClick(page, '#pair-confirm');
+  expect((await pairedAgents(page)).some((a) => a.name === 'Laptop agent')).toBe(false);
+  await expect(card.locator('#pair-confirm')).toBeEnabled({ timeout: 3000 });
+  await page.screenshot({ path: 'test-results/adversarial-pairing-typed-code.png', fullPage: true });
+  await card.locator('#pair-confirm').click();
+  expect(await h.next()).toEqual({ event: 'paired' });
+  h.stop();
+});
+
+test('a pairing flood from a hostile process: capped, while the paired agent keeps working', async () => {
+  const h = hostile('flood', '12');
+  const flood = await h.next();
+  expect(flood.event).toBe('flood');
+  expect(flood.offered).toBe(3);
+  expect(flood.refused).toEqual(Array(9).fill('ERR_THROTTLED'));
+  const op = jacketOperation('rev1', 10 * 60_000, { operation_id: freshId() });
+  const pending = ask(desk, op);
+  const page = await stack.approvalWindow();
+  await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await page.locator('#approve').click();
+  expect((await pending).status).toBe('approved');
+  h.stop();
+  // The flood's connections closed: their pairings are gone from the window.
+  await expect(page.getByTestId('pairing')).toHaveCount(0, { timeout: 10_000 });
+});
+
+test('finding 1: every prompt and the agents list tell two agents of one name apart by key', async () => {
+  const page = await stack.extensionPage('options.html');
+  // The person revokes the old "Desk agent" and pairs a new one under the same name: both rows stay.
+  const old = (await pairedAgents(page)).find((a) => a.name === 'Laptop agent');
+  expect(old).toBeDefined();
+  await page.getByRole('button', { name: /Laptop agent/ }).click();
+  const again = await stack.pairedAgent('Laptop agent');
+  await page.reload();
+  const rows = page.locator('#agents tr', { hasText: 'Laptop agent' });
+  await expect(rows).toHaveCount(2);
+  const keys = await rows.locator('td:nth-child(2) strong').allTextContents();
+  expect(new Set(keys).size).toBe(2);
+  expect(keys).toContain(again.fingerprint);
+  await page.screenshot({ path: 'test-results/adversarial-two-agents-same-name.png', fullPage: true });
+
+  const op = jacketOperation('rev1', 10 * 60_000, { operation_id: freshId() });
+  const pending = ask(again, op);
+  const window = await stack.approvalWindow();
+  await window.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+  await expect(window.getByTestId('agent')).toContainText(again.fingerprint);
+  await window.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+  await again.close();
+  await page.close();
+});
+
+test('finding 2: a future leap second counts down (not "Expired") and can be approved; decline all passes leap-second items', async () => {
+  const op = jacketOperation('rev1', 0, { operation_id: freshId(), expires_at: '2099-12-31T23:59:60Z' });
+  const pending = ask(desk, op);
+  const page = await stack.approvalWindow();
+  await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+  await expect(page.locator('#countdown')).toContainText(/\d+ d/);
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await page.locator('#approve').click();
+  const result = await pending;
+  expect(result.status).toBe('approved');
+
+  const a = ask(desk, jacketOperation('rev1', 0, { operation_id: freshId(), expires_at: '2099-06-30T23:59:60Z' }));
+  const b = ask(desk, jacketOperation('rev1', 0, { operation_id: freshId(), expires_at: '2099-12-31T23:59:60Z' }));
+  await expect(page.locator('#decline-all')).toBeVisible();
+  await page.locator('#decline-all').click();
+  expect([(await a).status, (await b).status]).toEqual(['declined', 'declined']);
+});
+
+test('finding 4: another Company with the same operation ID and revision gets its own prompt; each answer reaches its own request', async () => {
+  const id = freshId();
+  const fromA = ask(desk, jacketOperation('rev1', 10 * 60_000, { operation_id: id }));
+  const page = await stack.approvalWindow();
+  await page.locator(`#content[data-painted-key*=" ${id} "]`).waitFor();
+  const northwind = { name: 'Northwind Traders', origin: 'https://northwind.example' };
+  const fromB = ask(desk, jacketOperation('rev1', 10 * 60_000, { operation_id: id, summary: 'Charge **$700.00** to the card on file.', terms: { charge: { amount: '700.00', currency: 'USD' } } }), northwind);
+  await expect.poll(() => activeOrigins(page, id)).toEqual([STORMLINE.origin, northwind.origin].sort());
+  // The window stays on A (the item being read); approve it.
+  await expect(page.locator('#content')).toContainText(STORMLINE.name);
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await page.locator('#approve').click();
+  const a = await fromA;
+  expect(a.status).toBe('approved');
+  if (a.status === 'approved') expect(a.decision.company).toEqual(STORMLINE);
+  await expect(page.locator('#content')).toContainText('Northwind Traders');
+  await page.locator('#decline').click();
+  expect((await fromB).status).toBe('declined');
+});
+
+test('finding 3: a summary that misstates the money is flagged, never "agrees", and the last line shows the terms\' amount', async () => {
+  const op = jacketOperation('rev1', 10 * 60_000, {
+    operation_id: freshId(),
+    summary: '**Free exchange. You pay $0.00.**\n\n- Ref 700.00 USD',
+    terms: { order_id: 'ord_7Hk2', price_difference: { amount: '700.00', currency: 'USD' } },
+  });
+  const pending = ask(desk, op);
+  const page = await stack.approvalWindow();
+  await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+  const findings = page.getByTestId('findings');
+  await expect(findings.locator('.finding.danger').first()).toBeVisible();
+  await expect(findings).not.toContainText('agree');
+  await expect(page.getByTestId('you-approve')).toContainText('$700.00');
+  await page.screenshot({ path: 'test-results/adversarial-misleading-summary.png', fullPage: true });
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+});
+
+test('finding 6: a look-alike Company name and an origin that spells another domain are named in words', async () => {
+  const op = jacketOperation('rev1', 10 * 60_000, { operation_id: freshId() });
+  const spoof = { name: 'Stormline \u041Eutfitters', origin: 'https://stormline.example.checkout-secure.co' };
+  const pending = ask(desk, op, spoof);
+  const page = await stack.approvalWindow();
+  await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+  await expect(page.getByTestId('owner')).toHaveText(/checkout-secure\.co/);
+  const warnings = page.getByTestId('warnings');
+  await expect(warnings).toContainText('Cyrillic');
+  await expect(warnings).toContainText('stormline.example');
+  await page.screenshot({ path: 'test-results/adversarial-lookalike-company.png', fullPage: true });
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+});
+
+test('rapid clicks and a held Enter as an approval window opens and regains focus never approve', async () => {
+  const op = jacketOperation('rev1', 10 * 60_000, { operation_id: freshId() });
+  const pending = ask(desk, op);
+  const page = await stack.approvalWindow();
+  await page.keyboard.down('Enter');
+  for (let i = 0; i < 12; i++) {
+    await mouseClick(page, '#approve');
+    await page.waitForTimeout(50);
+  }
+  // Focus leaves and comes back (another window in front): the delay starts over.
+  await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  for (let i = 0; i < 12; i++) {
+    await mouseClick(page, '#approve');
+    await page.waitForTimeout(50);
+  }
+  await page.keyboard.up('Enter');
+  const state = await Promise.race([pending.then((r) => r.status), new Promise((r) => setTimeout(() => r('still waiting'), 300))]);
+  expect(state).toBe('still waiting');
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+});

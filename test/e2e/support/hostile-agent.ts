@@ -1,0 +1,62 @@
+/**
+ * A hostile local process for the adversarial end-to-end tests: its own Node process, using the
+ * real SDK over the bridge's socket, as any program running as the user could. It reports what
+ * happened as JSON lines on stdout and stays connected until its stdin closes.
+ *
+ *   hostile-agent.ts pair <name>     asks to pair under <name>; prints offered / paired / refused
+ *   hostile-agent.ts flood <count>   asks to pair on <count> connections at once; prints flood
+ *
+ * The socket and private folders come from the environment (HOME, XDG_RUNTIME_DIR), as for the
+ * test's own agents.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Companion, isCountersignError } from '../../../src/agent/index.ts';
+import { waitForSocket, type StackEnv } from './stack.ts';
+
+const [mode, arg = ''] = process.argv.slice(2);
+const env = process.env as unknown as StackEnv;
+const say = (event: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(event)}\n`);
+const codeOf = (error: unknown) => (isCountersignError(error) ? error.code : String(error));
+
+async function connect(name: string): Promise<Companion> {
+  const configDir = await mkdtemp(join(env.HOME, 'hostile-'));
+  return Companion.connect({ agentName: name, configDir, env: process.env, socketPath: await waitForSocket(env) });
+}
+
+const open: Companion[] = [];
+try {
+  if (mode === 'pair') {
+    const agent = await connect(arg);
+    open.push(agent);
+    try {
+      const { code, fingerprint, confirmed } = await agent.pair();
+      say({ event: 'offered', code, fingerprint });
+      await confirmed.then(
+        () => say({ event: 'paired' }),
+        (error: unknown) => say({ event: 'refused', code: codeOf(error) }),
+      );
+    } catch (error) {
+      say({ event: 'refused', code: codeOf(error) });
+    }
+  } else if (mode === 'flood') {
+    const agents = await Promise.all(Array.from({ length: Number(arg) }, (_, i) => connect(`Flood ${i}`)));
+    open.push(...agents);
+    const results = await Promise.allSettled(agents.map((a) => a.pair()));
+    say({
+      event: 'flood',
+      offered: results.filter((r) => r.status === 'fulfilled').length,
+      refused: results.flatMap((r) => (r.status === 'rejected' ? [codeOf(r.reason)] : [])),
+    });
+  } else {
+    say({ event: 'error', message: `unknown mode ${mode}` });
+  }
+} catch (error) {
+  say({ event: 'error', code: codeOf(error), message: String(error) });
+}
+// Stay until the test is done with us (closing stdin), as a lingering process would.
+process.stdin.resume();
+process.stdin.on('end', async () => {
+  for (const a of open) await a.close().catch(() => undefined);
+  process.exit(0);
+});
