@@ -1,5 +1,6 @@
 import { createHash, createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { formatPairingCode, keyFingerprint } from '../../src/protocol/fingerprint';
 import { describe, expect, it } from 'vitest';
 import {
   agentAuthInput,
@@ -83,6 +84,13 @@ describe('docs/bridge-protocol.md', () => {
     expect(h.toString('hex')).toMatch(/^cabbc8ac93ae.*218b86$/);
     expect(h.readUInt32BE(0)).toBe(3401304236);
     expect(examples.find((m) => m['type'] === 'pair_request')?.['agent_nonce_sha256']).toBe('9F3IKnUj0Ul0zqBQ4wKOi_BqjuhVqdYwNOu0-57MIwU');
+  });
+
+  it('the key fingerprint vector holds, and the doc states it', () => {
+    const fingerprint = keyFingerprint('kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k');
+    expect(fingerprint).toBe('J3XC-NZN9');
+    expect(doc).toContain(`it is **\`${fingerprint}\`**`);
+    expect(formatPairingCode('304236')).toBe('304 236');
   });
 
   it('the example decision verifies against the example request with the example keys', async () => {

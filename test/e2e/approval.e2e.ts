@@ -63,7 +63,11 @@ test('section 5: pairing pins keys; Approve waits ~1 s; a trusted click returns 
   // the review's verdict, and the terms table.
   await expect(page.getByTestId('origin')).toContainText('stormline.example');
   await expect(page.getByTestId('summary').locator('strong')).toHaveText('$70.00');
-  await expect(page.getByTestId('findings')).toContainText('agree');
+  // What the review checked, never a claim that the terms "agree"; the last line is the terms' data.
+  await expect(page.getByTestId('findings')).toContainText('Every amount in the terms appears in the summary');
+  await expect(page.getByTestId('findings')).not.toContainText('agree');
+  await expect(page.getByTestId('you-approve')).toContainText('Price difference $70.00');
+  await expect(page.getByTestId('agent')).toContainText(agent.fingerprint);
   expect(await badge()).toBe('1');
 
   const approve = page.locator('#approve');
