@@ -16,13 +16,18 @@ export type Translate = (key: string, substitutions?: string | string[]) => stri
  * as text nodes, except the summary, which goes through the summary pipeline (DESIGN.md;
  * spec section 3 "Formatting" and section 8).
  */
-export function renderApprovalCard(doc: Document, view: ApprovalView, t: Translate, options: { showAll?: boolean } = {}): HTMLElement {
-  const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] => {
+/** Makes elements whose text is set as text, never as HTML: every Company string in the window goes through it. */
+export function textElements(doc: Document) {
+  return <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] => {
     const node = doc.createElement(tag);
     if (text !== undefined) node.textContent = text;
     if (cls) node.className = cls;
     return node;
   };
+}
+
+export function renderApprovalCard(doc: Document, view: ApprovalView, t: Translate, options: { showAll?: boolean } = {}): HTMLElement {
+  const el = textElements(doc);
   const card = el('article', undefined, 'card');
   card.setAttribute('aria-labelledby', 'company-heading');
 

@@ -1,5 +1,5 @@
 import type { browser as browserApi } from 'wxt/browser';
-import { renderApprovalCard, type Translate } from './approval-card';
+import { renderApprovalCard, textElements, type Translate } from './approval-card';
 import { inspectText } from '../../summary/text-inspection.ts';
 import { inspectCompanyName } from '../../summary/company-name.ts';
 import { keyFacts, youApproveLine } from '../../review/key-facts.ts';
@@ -96,12 +96,7 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
   function pairingCard(pairing: Snapshot['pairings'][number]): PairingCard {
     const existing = pairingCards.get(pairing.pairingId);
     if (existing) return existing;
-    const el = <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] => {
-      const node = doc.createElement(tag);
-      if (text !== undefined) node.textContent = text;
-      if (cls) node.className = cls;
-      return node;
-    };
+    const el = textElements(doc);
     const element = el('article', undefined, 'card pairing');
     element.dataset.testid = 'pairing';
     element.dataset.pairingId = pairing.pairingId;
