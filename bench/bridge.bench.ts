@@ -1,6 +1,7 @@
 /**
- * Bridge relay cost (issue 4, "Benchmark"): agent → bridge → fake extension → bridge → agent,
- * against a raw stdio echo of the same messages by the same fake extension without the bridge.
+ * Bridge relay cost (README, "Benchmarks"): agent → bridge → fake extension → bridge →
+ * agent, against a raw stdio echo of the same messages by the same fake extension without the
+ * bridge.
  * Both sides use the same process and the same reply logic, so the ratio is the price of the
  * bridge: its extra process hop (socket in, stdio out and back) plus framing and validation.
  *
@@ -53,15 +54,16 @@ function reader(stream, onMessage) {
     }
   });
 }
-const answer = (q) => ({ type: 'version', v: 1, id: q.id, product: 'Countersign', extension_version: '0.1.0', protocol_versions: [1] });
+const answer = (q) => ({ type: 'version', v: 2, id: q.id, product: 'Countersign', extension_version: '0.1.0', protocol_versions: [2] });
 if (mode === 'bridge') {
   const bridge = spawn(process.execPath, [bundle, 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil/'], { stdio: ['pipe', 'pipe', 'inherit'] });
   reader(bridge.stdout, (m) => {
     if (m.type === 'bridge_ready') process.stdout.write('ready\n');
-    else if (m.type === 'relay' && m.message.type === 'version_query') bridge.stdin.write(frame({ type: 'relay', v: 1, conn: m.conn, message: answer(m.message) }));
-    else if (m.type === 'relay' && m.message.type === 'approval_request') bridge.stdin.write(frame({ type: 'relay', v: 1, conn: m.conn, message: { type: 'decision', v: 1, id: m.message.id, status: 'declined' } }));
+    else if (m.type === 'relay' && m.message.type === 'version_query') bridge.stdin.write(frame({ type: 'relay', v: 2, conn: m.conn, message: answer(m.message) }));
+    else if (m.type === 'relay' && m.message.type === 'approval_request') bridge.stdin.write(frame({ type: 'relay', v: 2, conn: m.conn, message: { type: 'decision', v: 2, id: m.message.id, status: 'declined' } }));
+    else if (m.type === 'relay' && m.message.type === 'approval_sent') bridge.stdin.write(frame({ type: 'relay', v: 2, conn: m.conn, message: { type: 'ack', v: 2, id: m.message.id, sent: true } }));
   });
-  bridge.stdin.write(frame({ type: 'bridge_hello', v: 1, extension_key_thumbprint: thumbprint }));
+  bridge.stdin.write(frame({ type: 'bridge_hello', v: 2, extension_key_thumbprint: thumbprint }));
   process.stdin.on('end', () => bridge.stdin.end());
   process.stdin.resume();
 } else if (mode === 'relay') {
@@ -78,7 +80,7 @@ if (mode === 'bridge') {
 } else {
   reader(process.stdin, (m) => {
     if (m.type === 'version_query') process.stdout.write(frame(answer(m)));
-    else if (m.type === 'approval_request') process.stdout.write(frame({ type: 'decision', v: 1, id: m.id, status: 'declined' }));
+    else if (m.type === 'approval_request') process.stdout.write(frame({ type: 'decision', v: 2, id: m.id, status: 'declined' }));
   });
 }
 `;
@@ -219,7 +221,7 @@ export async function run(): Promise<BenchResult[]> {
     const script = path.join(work, 'fake-extension.mjs');
     writeFileSync(script, FAKE_EXTENSION);
 
-    const query = (i: number) => ({ type: 'version_query', v: 1, id: `q${i}` });
+    const query = (i: number) => ({ type: 'version_query', v: 2, id: `q${i}` });
     const operation = {
       operation_id: 'exc_5Rt2',
       revision: '1791487200-k3Jd9Qx2mW8v',
@@ -229,7 +231,7 @@ export async function run(): Promise<BenchResult[]> {
     };
     const request = (i: number) => ({
       type: 'approval_request',
-      v: 1,
+      v: 2,
       id: `r${i}`,
       nonce: 'YGFiY2RlZmdoaWprbG1ub3BxcnN0dXZ3eHl6e3x9fn8',
       company: { name: 'Stormline Outfitters', origin: 'https://shop.stormline.example' },
@@ -275,6 +277,27 @@ export async function run(): Promise<BenchResult[]> {
         },
       );
     }
+    // Protocol v2 answers approval_sent with an ack; v1 took 250 ms of silence as acceptance.
+    const runtimeDir = mkdtempSync(path.join('/tmp', 'cs-bench-rt-'));
+    const acked = await bridgedChannel(script, bundle, runtimeDir);
+    const sent = (i: number) => ({ type: 'approval_sent', v: 2, id: `s${i}`, operation_id: 'exc_5Rt2', revision: '1791487200-k3Jd9Qx2mW8v', company_origin: 'https://shop.stormline.example' });
+    const ackStats = await measure(acked, sent, 1000, 200, 200);
+    await acked.close();
+    rmSync(runtimeDir, { recursive: true, force: true });
+    const silences: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      await new Promise((r) => setTimeout(r, 250));
+      silences.push(performance.now() - t0);
+    }
+    silences.sort((a, b) => a - b);
+    const silence = silences[2]!;
+    results.push({
+      name: 'approval_sent acknowledged (protocol v2), round trip p50',
+      baseline: "protocol v1's 250 ms silence window, measured",
+      ratio: ackStats.p50 / silence,
+      detail: `ack p50 ${fmt(ackStats.p50)}, p99 ${fmt(ackStats.p99)} vs a ${fmt(silence)} wait; and the ack is an answer, where silence could also mean a lost refusal`,
+    });
     return results;
   } finally {
     rmSync(work, { recursive: true, force: true });

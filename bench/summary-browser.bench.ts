@@ -1,5 +1,5 @@
 /**
- * Issue 3's rendering benchmark where the product runs it: in Debian Chromium rather than jsdom
+ * The summary rendering benchmark where the product runs it: in Debian Chromium rather than jsdom
  * (jsdom's HTML parser alone costs about as much as micromark, which says little about the
  * window). The same realistic 16 kB summary as summary.bench.ts, the whole pipeline (micromark
  * profile, hidden-character tokens, DOMPurify with the allow-list) against bare micromark with its

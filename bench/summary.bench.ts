@@ -1,5 +1,5 @@
 /**
- * Summary pipeline benchmarks (issue 3; spec section 3 "Formatting"). Measured, not asserted:
+ * Summary pipeline benchmarks (spec section 3, "Formatting"). Measured, not asserted:
  * - a realistic 16 kB summary through the whole pipeline (micromark profile, hidden-character
  *   tokens, DOMPurify in jsdom) against bare micromark on the same input; goal at most 1.5x;
  * - pathological inputs at n and 2n with "Show all": the time ratio per doubling; goal at most

@@ -25,7 +25,8 @@ export async function buildBridge({ outfile = path.join(root, 'dist', 'countersi
     legalComments: 'eof',
     banner: { js: '#!/usr/bin/env node' },
     define: { __COUNTERSIGN_BRIDGE_VERSION__: JSON.stringify(pkg.version) },
-    // Browser-only code must never reach the bridge (DESIGN "The house"): fail the build if it tries.
+    // Nothing is external: every import is bundled in, so the file runs without node_modules. The
+    // bridge is a Node process: it must import no browser-only code (esbuild would not stop it).
     external: [],
     logLevel: 'warning',
   });

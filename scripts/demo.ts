@@ -1,8 +1,8 @@
 /**
- * `npm run demo`: the whole loop on this machine (issue 6). The reference Company on localhost,
- * the bridge installed into a dedicated Chromium profile, Chromium with the extension, an agent
- * that pairs, then the seed's jacket exchange through the API, MCP and a conversation, each
- * approved by the person in Countersign's own window.
+ * `npm run demo`: the whole loop on this machine (README, first lines). The reference Company on
+ * localhost, the bridge installed into a dedicated Chromium profile, Chromium with the extension,
+ * an agent that pairs, then the seed's jacket exchange through the API, MCP and a conversation,
+ * each approved by the person in Countersign's own window.
  *
  * With no display, Chromium runs headless and the demo clicks in the window itself (a real
  * click in the extension's page, logged as such) and saves screenshots; on a desktop the person

@@ -32,20 +32,20 @@ import { loadOrCreateAgentKey, loadPinnedKey, savePinnedKey, type AgentKey, type
 import { Link } from './link';
 
 /**
- * The agent SDK (issue 4, "`src/agent/`"): what a desktop Personal Agent uses to pair with the
+ * The agent SDK: what a desktop Personal Agent uses to pair with the
  * Countersign extension, to ask the User for approval of an operation (spec section 5), and to
  * trust only decisions the extension signed. docs/agent-sdk.md is the guide; the wire is
  * docs/bridge-protocol.md and src/protocol/bridge.ts.
  *
- * What the SDK guarantees its caller (DESIGN "Actors and trust": the SDK trusts nothing from the
- * Company or the model):
+ * What the SDK guarantees its caller (it trusts nothing from the Company or the language model,
+ * whose text a Company can steer):
  * - `approved` is returned only for a decision whose JWS verifies against the extension key
  *   pinned at pairing, for this agent's key (aud), this request's fresh nonce, the exact
  *   operation (id, revision, summary and terms hashes, expires_at) and Company asked about, and
  *   whose nonce was never accepted before. Anything else is a CountersignError.
  * - A withdrawal (section 5) is remembered and surfaced ('withdrawn' event, isWithdrawn,
  *   markSent → false), so the caller does not send a withdrawn approval.
- * - A revision already decided is answered from the journal, never asked twice (DESIGN "Rules").
+ * - A revision already decided is answered from the journal, never asked twice.
  * - While an approved revision's outcome is unknown, no new revision of the same operation is
  *   asked for (section 7): ERR_OUTCOME_PENDING.
  */
@@ -77,8 +77,8 @@ export interface CompanionOptions {
   /** How long to wait for the bridge and the extension where no person is involved (handshake, pairing offer). Default 10 s. */
   timeoutMs?: number;
   /**
-   * How long markSent and reportOutcome wait for a refusal before they take silence as
-   * acceptance (protocol v1 does not acknowledge approval_sent or outcome). Default 250 ms.
+   * Accepted for compatibility and ignored: protocol v2 answers every `approval_sent` and
+   * `outcome` with an `ack` or an `error`, so no silence is ever taken as acceptance.
    */
   ackWindowMs?: number;
   /** Reported to the extension in `hello` (printable ASCII). */
@@ -189,16 +189,11 @@ interface ApprovalFlight {
 type Waiter =
   | { kind: 'approval'; flight: ApprovalFlight }
   | { kind: 'pair_offer'; resolve(offer: PairOffer): void; reject(error: Error): void }
-  | { kind: 'pair_result'; resolve(status: 'confirmed' | 'rejected'): void; reject(error: Error): void };
+  | { kind: 'pair_result'; resolve(status: 'confirmed' | 'rejected'): void; reject(error: Error): void }
+  | { kind: 'ack'; sent?: { operationId: string; revision: string }; done(result: AckResult): void };
 
+/** What became of an `approval_sent` or `outcome`: its one answer (protocol v2), or none because the link went away. */
 type AckResult = { kind: 'ok' } | { kind: 'refused'; error: CompanionError } | { kind: 'withdrawn' } | { kind: 'unavailable' };
-
-interface Unacked {
-  kind: 'sent' | 'outcome';
-  operationId: string;
-  revision: string;
-  done(result: AckResult): void;
-}
 
 interface Handshake {
   stage: 'info' | 'challenge' | 'welcome';
@@ -242,8 +237,8 @@ export class Companion extends EventEmitter<CompanionEvents> {
   private link: Link | undefined;
   private handshake: Handshake | undefined;
   private readonly waiters = new Map<string, Waiter>();
-  private unacked: Unacked | undefined;
-  private ackChain: Promise<unknown> = Promise.resolve();
+  /** Ids of requests this agent cancelled: their `cancelled` decision and the cancel's ack are expected, not strays. */
+  private readonly cancelledIds = new Set<string>();
   private inbound: Promise<void> = Promise.resolve();
   private gone = false;
   private closing = false;
@@ -299,6 +294,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
         {
           type: 'hello',
           v: BRIDGE_PROTOCOL_VERSION,
+          id: `hello_${randomNonce().slice(0, 12)}`,
           versions: [...SUPPORTED_PROTOCOL_VERSIONS],
           agent_name: options.agentName,
           agent_key: key.publicJwk,
@@ -455,6 +451,12 @@ export class Companion extends EventEmitter<CompanionEvents> {
         return this.onDecision(m);
       case 'withdrawn':
         return this.onWithdrawn(m.operation_id, m.revision);
+      case 'ack': {
+        const waiter = this.waiters.get(m.id);
+        if (waiter?.kind === 'ack') return waiter.done({ kind: 'ok' });
+        if (this.cancelledIds.delete(m.id)) return; // the answer to an approval_cancel
+        return this.unexpected('ack');
+      }
       case 'pair_offer': {
         const waiter = this.waiters.get(m.id);
         if (waiter?.kind !== 'pair_offer') return this.unexpected(m.type);
@@ -510,7 +512,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
         nonce: m.nonce,
       });
       h.stage = 'welcome';
-      if (!this.send({ type: 'auth', v: BRIDGE_PROTOCOL_VERSION, signature })) h.reject(unavailable('the connection to the Countersign bridge closed'));
+      if (!this.send({ type: 'auth', v: BRIDGE_PROTOCOL_VERSION, id: this.newId('auth'), signature })) h.reject(unavailable('the connection to the Countersign bridge closed'));
       return;
     }
     if (h.stage === 'welcome' && m.type === 'welcome') {
@@ -538,9 +540,9 @@ export class Companion extends EventEmitter<CompanionEvents> {
     for (const [id, waiter] of this.waiters) {
       this.waiters.delete(id);
       if (waiter.kind === 'approval') waiter.flight.finish({ status: 'unavailable' });
+      else if (waiter.kind === 'ack') waiter.done({ kind: 'unavailable' });
       else waiter.reject(reason);
     }
-    this.unacked?.done({ kind: 'unavailable' });
     this.link?.close();
     if (!this.closing) this.emit('unavailable', reason);
   }
@@ -598,13 +600,15 @@ export class Companion extends EventEmitter<CompanionEvents> {
     }
 
     signal?.throwIfAborted();
+    // The reveal has its own id; `pair_result`, once the person has answered, answers it.
+    const revealId = this.newId('r');
     const confirmed = new Promise<void>((resolve, reject) => {
       const onAbort = () => {
-        this.waiters.delete(id);
+        this.waiters.delete(revealId);
         reject(abortReason(signal as AbortSignal));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.set(id, {
+      this.waiters.set(revealId, {
         kind: 'pair_result',
         reject: (error) => {
           signal?.removeEventListener('abort', onAbort);
@@ -627,7 +631,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
     });
     // The caller may never await `confirmed` (it showed the code and moved on): no unhandled rejection.
     confirmed.catch(() => undefined);
-    if (!this.send({ type: 'pair_reveal', v: BRIDGE_PROTOCOL_VERSION, id, agent_nonce: agentNonce })) throw unavailable('the connection to the Countersign bridge closed');
+    if (!this.send({ type: 'pair_reveal', v: BRIDGE_PROTOCOL_VERSION, id: revealId, pairing_id: id, agent_nonce: agentNonce })) throw unavailable('the connection to the Countersign bridge closed');
     const code = await pairingCode({
       extensionKeyThumbprint: offeredThumbprint,
       agentKeyThumbprint: this.key.thumbprint,
@@ -744,7 +748,12 @@ export class Companion extends EventEmitter<CompanionEvents> {
           else resolve(result);
         },
       };
-      const cancel = () => this.send({ type: 'approval_cancel', v: BRIDGE_PROTOCOL_VERSION, id });
+      const cancel = () => {
+        // Its answers (the request's `cancelled` decision, the cancel's ack) are expected, not strays.
+        const cancelId = this.newId('c');
+        this.cancelledIds.add(id).add(cancelId);
+        this.send({ type: 'approval_cancel', v: BRIDGE_PROTOCOL_VERSION, id: cancelId, request_id: id });
+      };
       const onAbort = () => {
         if (flight.settled) return;
         cancel();
@@ -791,9 +800,13 @@ export class Companion extends EventEmitter<CompanionEvents> {
 
   private async onDecision(m: Decision): Promise<void> {
     const waiter = this.waiters.get(m.id);
-    if (waiter?.kind !== 'approval') return this.unexpected('decision');
+    if (waiter?.kind !== 'approval') {
+      if (this.cancelledIds.delete(m.id)) return; // the answer to a request this agent cancelled
+      return this.unexpected('decision');
+    }
     const flight = waiter.flight;
     const { operation_id, revision } = flight.operation;
+    if (m.status === 'cancelled') return flight.finish({ status: 'unavailable' });
     if (m.status === 'expired' || m.status === 'superseded') return flight.finish({ status: m.status });
     if (m.status === 'withdrawn') {
       await this.journal.markWithdrawn(operation_id, revision);
@@ -849,8 +862,9 @@ export class Companion extends EventEmitter<CompanionEvents> {
         waiter.flight.finish({ status: 'withdrawn' });
       }
     }
-    const u = this.unacked;
-    if (u?.kind === 'sent' && u.operationId === operationId && u.revision === revision) u.done({ kind: 'withdrawn' });
+    for (const waiter of this.waiters.values()) {
+      if (waiter.kind === 'ack' && waiter.sent?.operationId === operationId && waiter.sent.revision === revision) waiter.done({ kind: 'withdrawn' });
+    }
     if (!already) this.emit('withdrawn', { operation_id: operationId, revision });
   }
 
@@ -861,38 +875,30 @@ export class Companion extends EventEmitter<CompanionEvents> {
       if (waiter === undefined) return void this.emit('protocolError', error);
       this.waiters.delete(m.id);
       if (waiter.kind === 'approval') waiter.flight.finish(error);
+      else if (waiter.kind === 'ack') waiter.done({ kind: 'refused', error });
       else waiter.reject(error);
       return;
     }
-    // Protocol v1 answers approval_sent and outcome only when it refuses them, and without an id;
-    // those are sent one at a time, so an id-less refusal in the window belongs to the one in flight.
-    if (this.unacked !== undefined && m.source !== 'bridge') return this.unacked.done({ kind: 'refused', error });
     this.emit('protocolError', error);
   }
 
   /**
-   * Send an approval_sent or outcome and wait `ackWindowMs` for a refusal. One at a time, so that
-   * an id-less refusal can only be this one's.
+   * Send an `approval_sent` or `outcome` and wait for its one answer (protocol v2): an `ack`, an
+   * `error` with its id, or nothing within `timeoutMs` / the link closing (unavailable).
    */
-  private sendUnacked(kind: Unacked['kind'], message: AgentToExtensionMessage, operationId: string, revision: string): Promise<AckResult> {
-    const run = this.ackChain.then(
-      () =>
-        new Promise<AckResult>((resolve) => {
-          let timer: NodeJS.Timeout | undefined;
-          const done = (result: AckResult) => {
-            clearTimeout(timer);
-            if (this.unacked === entry) this.unacked = undefined;
-            resolve(result);
-          };
-          const entry: Unacked = { kind, operationId, revision, done };
-          if (!this.connected) return done({ kind: 'unavailable' });
-          this.unacked = entry;
-          timer = setTimeout(() => done({ kind: 'ok' }), this.options.ackWindowMs);
-          if (!this.send(message)) done({ kind: 'unavailable' });
-        }),
-    );
-    this.ackChain = run.catch(() => undefined);
-    return run;
+  private sendAcked(message: AgentToExtensionMessage & { id: string }, sent?: { operationId: string; revision: string }): Promise<AckResult> {
+    return new Promise<AckResult>((resolve) => {
+      const id = message.id;
+      const timer = setTimeout(() => done({ kind: 'unavailable' }), this.options.timeoutMs);
+      const done = (result: AckResult) => {
+        clearTimeout(timer);
+        if (this.waiters.get(id)?.kind === 'ack') this.waiters.delete(id);
+        resolve(result);
+      };
+      if (!this.connected) return done({ kind: 'unavailable' });
+      this.waiters.set(id, { kind: 'ack', ...(sent === undefined ? {} : { sent }), done });
+      if (!this.send(message)) done({ kind: 'unavailable' });
+    });
   }
 
   /**
@@ -905,7 +911,11 @@ export class Companion extends EventEmitter<CompanionEvents> {
    * ERR_COMPANION_UNAVAILABLE when the extension cannot be told (do not send yet).
    */
   async markSent(approval: Approval): Promise<boolean> {
-    const parsed = parseBridgeMessage(approvalSentMessage, { type: 'approval_sent', v: BRIDGE_PROTOCOL_VERSION, operation_id: approval?.operation_id, revision: approval?.revision }, 'approval');
+    const parsed = parseBridgeMessage(
+      approvalSentMessage,
+      { type: 'approval_sent', v: BRIDGE_PROTOCOL_VERSION, id: this.newId('s'), operation_id: approval?.operation_id, revision: approval?.revision },
+      'approval',
+    );
     if (!parsed.ok) throw inputError(parsed.error);
     const { operation_id, revision } = parsed.message;
     const entry = this.journal.get(operation_id, revision);
@@ -916,7 +926,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
     if (entry.sent) return true;
     if (!this.connected) throw unavailable('not connected to the Countersign extension: it cannot be told, so the approval must not be sent yet');
     // The Company's origin makes the extension's match exact (operation IDs are per Company).
-    const result = await this.sendUnacked('sent', { ...parsed.message, company_origin: entry.company.origin }, operation_id, revision);
+    const result = await this.sendAcked({ ...parsed.message, company_origin: entry.company.origin }, { operationId: operation_id, revision });
     switch (result.kind) {
       case 'ok':
         if (this.journal.isWithdrawn(operation_id, revision)) return false;
@@ -925,8 +935,8 @@ export class Companion extends EventEmitter<CompanionEvents> {
       case 'withdrawn':
         return false;
       case 'refused':
-        // ERR_NOT_ALLOWED: the approval is no longer "approved" there (withdrawn): remember it.
-        if (result.error.code === 'ERR_NOT_ALLOWED' && !this.journal.isWithdrawn(operation_id, revision) && (await this.journal.markWithdrawn(operation_id, revision))) {
+        // ERR_TOO_LATE: the User withdrew first (arrival order at the extension decides); remember it.
+        if ((result.error.code === 'ERR_TOO_LATE' || result.error.code === 'ERR_NOT_ALLOWED') && !this.journal.isWithdrawn(operation_id, revision) && (await this.journal.markWithdrawn(operation_id, revision))) {
           this.emit('withdrawn', { operation_id, revision });
         }
         return false;
@@ -936,9 +946,9 @@ export class Companion extends EventEmitter<CompanionEvents> {
   }
 
   /**
-   * Report what the Company did with a sent approval (spec section 7; DESIGN "The flow"). The
-   * outcome is journaled first; `performed`, `failed` and `new_revision` settle the operation so a
-   * new revision of it can be asked about, `unknown` keeps it open.
+   * Report what the Company did with a sent approval (spec section 7), for the extension's history.
+   * The outcome is journaled first; `performed`, `failed` and `new_revision` settle the operation
+   * so a new revision of it can be asked about, `unknown` keeps it open.
    *
    * Resolves true when delivered, false when the extension could not be told now (it is re-sent
    * on the next connection). Throws the extension's refusal (CompanionError).
@@ -949,6 +959,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
       {
         type: 'outcome',
         v: BRIDGE_PROTOCOL_VERSION,
+        id: this.newId('o'),
         operation_id: report?.operation_id,
         revision: report?.revision,
         outcome: report?.outcome,
@@ -959,12 +970,20 @@ export class Companion extends EventEmitter<CompanionEvents> {
     if (!parsed.ok) throw inputError(parsed.error);
     const origin = this.journal.get(parsed.message.operation_id, parsed.message.revision)?.company.origin;
     const m = origin === undefined ? parsed.message : { ...parsed.message, company_origin: origin };
-    await this.journal.setOutcome(m.operation_id, m.revision, m.outcome, m.detail, false);
-    return this.deliverOutcome(m);
+    // Sent at once, in call order: the extension handles this connection's messages in the order
+    // they arrive, so an outcome reported before the next requestApproval() must reach it first
+    // (spec section 7: the next revision may be asked once the outcome is known). The journal
+    // write runs alongside; were the process to die before it lands, the outcome would count as
+    // unknown after a restart, the safe side.
+    const written = this.journal.setOutcome(m.operation_id, m.revision, m.outcome, m.detail, false);
+    const delivered = this.deliverOutcome(m);
+    await written;
+    return delivered;
   }
 
   private async deliverOutcome(m: z.output<typeof outcomeMessage>): Promise<boolean> {
-    const result = await this.sendUnacked('outcome', m, m.operation_id, m.revision);
+    // A fresh id per delivery: a redelivery on a new connection is a new message.
+    const result = await this.sendAcked({ ...m, id: this.newId('o') });
     if (result.kind === 'unavailable') return false;
     await this.journal.setOutcome(m.operation_id, m.revision, m.outcome, m.detail, true);
     if (result.kind === 'refused') throw result.error;
@@ -977,6 +996,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
       const m = {
         type: 'outcome' as const,
         v: BRIDGE_PROTOCOL_VERSION as typeof BRIDGE_PROTOCOL_VERSION,
+        id: this.newId('o'),
         operation_id: entry.operation_id,
         revision: entry.revision,
         company_origin: entry.company.origin,

@@ -9,7 +9,7 @@ import { errno } from './files';
  *
  * The bridge listens on `<folder>/<extension key thumbprint>.sock`, in the first of the folders
  * that agentSocketCandidates lists (bridge.ts); one socket per extension key, so two browsers or
- * profiles never answer for each other (DESIGN "Names"). A paired agent knows the thumbprint it
+ * profiles never answer for each other. A paired agent knows the thumbprint it
  * pinned and looks for exactly that socket. An agent that has not paired yet lists the sockets
  * that exist: one is the extension to pair with; several mean the person must say which one
  * (`socketPath`), because pairing with the wrong browser profile is not something to guess.

@@ -7,12 +7,11 @@ import { formatIssues } from '../protocol/issues';
 
 /**
  * The agent's config folder on disk: where it is by default, how it is created, and how files in
- * it are written. Everything in it is private to the user (issue 4, "Pairing and keys": "The
- * agent's key pair lives in its config folder (file mode 0600)"): the folder is 0700 and every
- * file 0600, and a file that others can read or write is refused rather than trusted, the way
- * ssh treats its keys.
+ * it are written. Everything in it is private to the user (it holds the agent's private key, see
+ * keys.ts): the folder is 0700 and every file 0600, and a file that others can read or write is
+ * refused rather than trusted, the way ssh treats its keys.
  *
- * Node only (DESIGN "The house": src/agent is the Node SDK).
+ * Node only: src/agent is the SDK for desktop agents, which run on Node.
  */
 
 /** The folder name under the platform's config base. */
@@ -157,8 +156,8 @@ export interface ConfigLock {
 
 /**
  * Take the config folder for this Companion. The journal (seen nonces, withdrawn approvals,
- * outcomes) is read once and rewritten whole, so two writers would silently undo each other's
- * records; a second Companion on the same folder, in this process or another, is refused
+ * outcomes) is read once and then appended to and compacted from memory, so two writers would
+ * silently undo each other's records; a second Companion on the same folder, in this process or another, is refused
  * (ERR_NOT_ALLOWED). A lock left by a process that died is taken over.
  */
 export async function lockConfigDir(dir: string): Promise<ConfigLock> {

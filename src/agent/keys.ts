@@ -15,7 +15,7 @@ import { formatIssues } from '../protocol/issues';
 import { readPrivateFile, writePrivateFileAtomic, type PrivacyContext } from './files';
 
 /**
- * The agent's own key pair and the extension key it pinned (issue 4, "Pairing and keys").
+ * The agent's own key pair and the extension key it pinned (docs/bridge-protocol.md, "Pairing").
  *
  * The agent's key proves, on every connection, that this is the agent the person paired (the
  * signed challenge of docs/bridge-protocol.md "Handshake"); its thumbprint is the `aud` of every

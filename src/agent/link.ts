@@ -6,15 +6,15 @@ import { errno } from './files';
 
 /**
  * One agent connection to the bridge: frames in and out, every inbound message validated with
- * the bridge.ts schemas before anyone sees it (issue 4: every input is validated; bad input is a
- * typed error and changes nothing).
+ * the bridge.ts schemas before anyone sees it: whatever is on the other end is not trusted, so bad
+ * input is a typed error and changes nothing.
  *
  * Socket framing (docs/bridge-protocol.md "Framing"): a 4-byte big-endian length, then that many
  * bytes of UTF-8 JSON, at most 1 MiB.
  */
 
 /**
- * The bridge wraps each agent message in `{"type":"relay","v":1,"conn":"…","message":…}` and the
+ * The bridge wraps each agent message in `{"type":"relay","v":2,"conn":"…","message":…}` and the
  * whole must fit in 1 MiB (bridge/host.ts). The envelope is under 100 bytes; refusing here, with
  * room to spare, gives the caller a clean local error instead of a bridge error later.
  */

@@ -226,7 +226,7 @@ function approvalOf(entry: PerformEntry): Approval {
   return entry.approval;
 }
 
-/** Tell the extension (DESIGN "The flow": outcome → history). Never fails the perform: the Company's answer is what counts. */
+/** Tell the extension the outcome, for its history. Never fails the perform: the Company's answer is what counts. */
 async function report(ctx: Ctx, entry: PerformEntry, outcome: Outcome, detail: string): Promise<boolean> {
   ctx.progress({ step: 'outcome', operation_id: entry.operation_id, revision: entry.revision, detail: outcome });
   try {

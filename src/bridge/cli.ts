@@ -4,6 +4,7 @@ import { isCountersignError } from '../protocol/errors';
 import { BROWSER_IDS, isBrowserId, pathApi, type BrowserId } from './browsers';
 import { doctor, formatFindings } from './doctor';
 import { BridgeHost } from './host';
+import { hygieneLimitsFromEnv } from './hygiene';
 import { FIREFOX_ID_PATTERN, install, uninstall } from './install';
 import { createLogger, logLevelFrom } from './log';
 import type { CommandRunner, FsLike, Platform } from './system';
@@ -143,6 +144,8 @@ export function runHost(deps: CliDeps, browser: 'chromium' | 'firefox'): Promise
       log,
       browser,
       socket: { platform: deps.platform, env: deps.env, uid: deps.uid, username: deps.username },
+      // Only ever lower than the defaults (hygiene.ts): tests of the real process use it.
+      hygiene: hygieneLimitsFromEnv(deps.env['COUNTERSIGN_BRIDGE_LIMITS'], log),
       onExit: resolve,
     });
     host.start();

@@ -26,7 +26,8 @@ import type { SystemContext } from './system';
 /**
  * `countersign-bridge doctor`: checks each browser's host registration the way the browser will
  * use it, and for each problem says what is wrong, what the browser reports for it (its messages
- * are misleading: ../shared/notes/chromium-recipe.md) and the command that fixes it. Also: Snap
+ * mislead: a relative `path` or an origin without its trailing `/` is reported as "Specified
+ * native messaging host not found.") and the command that fixes it. Also: Snap
  * and Flatpak browsers, browsers running with a custom profile folder, and the agent sockets of
  * the bridges running now (one per extension key).
  */

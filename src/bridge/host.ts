@@ -3,7 +3,6 @@ import net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import {
   BRIDGE_PROTOCOL_VERSION,
-  MAX_AGENT_CONNECTIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
   agentSocketPath,
   agentToExtensionMessage,
@@ -15,6 +14,7 @@ import {
 } from '../protocol/bridge';
 import { FrameDecoder, MAX_FRAME_BYTES, encodeJsonFrame, nativeEndianness, type Endianness, type FrameEvent } from '../protocol/bridge-framing';
 import { CountersignError, isCountersignError, type ErrorCode } from '../protocol/errors';
+import { ConnectionHygiene, type HygieneLimits, type RelayedMessage, type Trust } from './hygiene';
 import type { Logger } from './log';
 import { listenAgentSocket } from './socket';
 import { BRIDGE_VERSION } from './version';
@@ -48,7 +48,10 @@ export interface BridgeHostOptions {
   onExit: (code: number) => void;
   /** See socket.ts ListenOptions. */
   busyTimeoutMs?: number;
-  maxAgents?: number;
+  /** Connection limits and deadlines (hygiene.ts); the defaults are HYGIENE_LIMITS. */
+  hygiene?: Partial<HygieneLimits>;
+  /** A monotonic clock in milliseconds, for the deadlines; performance.now() unless a test says otherwise. */
+  now?: () => number;
   /** Bytes an agent may leave unread before it is disconnected ("not_reading"). */
   maxAgentBacklog?: number;
   /** Byte order on stdio; native unless a test says otherwise. */
@@ -62,12 +65,16 @@ interface Agent {
   /** `{"type":"relay","v":1,"conn":"<conn>","message":` as bytes: the envelope is built around the agent's own bytes. */
   envelopePrefix: Uint8Array;
   reason: DisconnectReason;
+  /** The bridge is closing it: what it still sends is not relayed (a connection past its deadline must not go on talking). */
+  closing: boolean;
 }
 
 const encoder = new TextEncoder();
 const CLOSE_BRACE = encoder.encode('}');
 /** How long an ending agent connection may take to close before it is destroyed. */
 const AGENT_END_GRACE_MS = 1000;
+/** At most one warning per this interval about refused connections: a flood must not flood stderr too (Firefox shows it). */
+const THROTTLE_WARN_INTERVAL_MS = 10_000;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -86,13 +93,20 @@ export class BridgeHost {
   private readonly server: net.Server;
   private readonly decoder: FrameDecoder;
   private readonly endian: Endianness;
-  private readonly maxAgents: number;
+  private readonly hygiene: ConnectionHygiene;
+  private readonly now: () => number;
+  /** The one timer of the hygiene deadlines, armed for the earliest (deadlineAt). */
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private deadlineAt: number | undefined;
+  private refusedSinceWarning = 0;
+  private lastRefusalWarning = -Infinity;
   private readonly maxAgentBacklog: number;
   private exitCode = 0;
 
   constructor(private readonly options: BridgeHostOptions) {
     this.endian = options.endianness ?? nativeEndianness();
-    this.maxAgents = options.maxAgents ?? MAX_AGENT_CONNECTIONS;
+    this.hygiene = new ConnectionHygiene(options.hygiene);
+    this.now = options.now ?? (() => performance.now());
     this.maxAgentBacklog = options.maxAgentBacklog ?? 8 * MAX_FRAME_BYTES;
     // Oversized stdio frames are skipped, not fatal: the browser wrote the length, so it is true,
     // and skipping it lands exactly on the next frame (docs/bridge-protocol.md, "Framing").
@@ -131,6 +145,11 @@ export class BridgeHost {
   /** State for diagnostics and tests. */
   snapshot(): { state: HostState; thumbprint: string | undefined; socketPath: string | undefined; conns: string[] } {
     return { state: this.state, thumbprint: this.thumbprint, socketPath: this.socketPath, conns: [...this.agents.keys()] };
+  }
+
+  /** How hygiene counts a connection (undefined: unknown, or being closed), for diagnostics and tests. */
+  trustOf(conn: string): Trust | undefined {
+    return this.hygiene.trustOf(conn);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -179,7 +198,8 @@ export class BridgeHost {
         return;
       case 'relay':
         // The extension's own value, not zod's copy: members this bridge does not know travel on.
-        this.onRelay(message.conn, (value as { message: unknown }).message);
+        // zod's copy is what hygiene reads: it is validated.
+        this.onRelay(message.conn, (value as { message: unknown }).message, message.message);
         return;
       case 'agent_close':
         this.onAgentClose(message.conn);
@@ -245,7 +265,7 @@ export class BridgeHost {
     return false;
   }
 
-  private onRelay(conn: string, message: unknown): void {
+  private onRelay(conn: string, message: unknown, parsed: RelayedMessage): void {
     const id = requestIdOf(message);
     if (!this.requireReady(id, conn)) return;
     const agent = this.agents.get(conn);
@@ -261,6 +281,13 @@ export class BridgeHost {
       return;
     }
     this.writeAgent(agent, frame);
+    // What the extension says to a connection is what makes it trusted (docs/bridge-protocol.md
+    // section 5): read only after the message is on its way, so the agent sees it first.
+    const trust = this.hygiene.observe(conn, parsed, this.now());
+    if (trust !== undefined) {
+      this.options.log.debug(`agent ${conn} is now ${trust}`);
+      this.armDeadline();
+    }
   }
 
   private onAgentClose(conn: string): void {
@@ -270,8 +297,7 @@ export class BridgeHost {
       this.bridgeError(new CountersignError('ERR_CONNECTION_UNKNOWN', 'no agent is connected with this id (it disconnected)'), { conn });
       return;
     }
-    agent.reason = 'agent_close';
-    this.endAgent(agent);
+    this.closeAgent(agent, 'agent_close');
   }
 
   // -------------------------------------------------------------------------------------------
@@ -284,10 +310,26 @@ export class BridgeHost {
       return;
     }
     socket.on('error', () => {});
-    if (this.agents.size >= this.maxAgents) {
-      log.warn(`refusing agent connection: ${this.maxAgents} already connected`);
-      socket.end(encodeJsonFrame(this.agentError('ERR_THROTTLED', `at most ${this.maxAgents} agents may be connected at once`), 'BE'));
+    const now = this.now();
+    const admission = this.hygiene.admission(now);
+    if (!admission.admit) {
+      this.noteRefusal(now, admission.why);
+      // Never announced to the extension: it never was a connection. Destroyed soon even if the
+      // other side keeps it open, so refused connections cannot pile up as open sockets.
+      const timer = setTimeout(() => socket.destroy(), AGENT_END_GRACE_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+      socket.end(encodeJsonFrame(this.agentError('ERR_THROTTLED', admission.why), 'BE'));
       return;
+    }
+    if (admission.displace !== undefined) {
+      const old = this.agents.get(admission.displace);
+      if (old === undefined) {
+        this.hygiene.remove(admission.displace);
+      } else {
+        log.debug(`agent ${old.conn} makes room: not authenticated after ${this.hygiene.limits.displaceAfterMs} ms, and no slot is free`);
+        this.closeAgent(old, 'closed', this.agentError('ERR_THROTTLED', 'closed to make room for a new connection: the bridge is full and this one had not authenticated (docs/bridge-protocol.md section 5)'));
+      }
     }
     let conn = newConnId();
     while (this.agents.has(conn)) conn = newConnId();
@@ -297,8 +339,11 @@ export class BridgeHost {
       decoder: new FrameDecoder({ endian: 'BE', oversize: 'fatal' }),
       envelopePrefix: encoder.encode(`{"type":"relay","v":${BRIDGE_PROTOCOL_VERSION},"conn":"${conn}","message":`),
       reason: 'closed',
+      closing: false,
     };
     this.agents.set(conn, agent);
+    this.hygiene.add(conn, now);
+    this.armDeadline();
     // The extension hears of the connection before any of its messages: ordering on stdout is ours.
     this.toExtension({ type: 'agent_connected', v: BRIDGE_PROTOCOL_VERSION, conn });
     this.writeAgent(
@@ -317,7 +362,7 @@ export class BridgeHost {
       ),
     );
     socket.on('data', (chunk: Uint8Array) => {
-      if (agent.decoder.isStopped) return;
+      if (agent.closing || agent.decoder.isStopped) return;
       for (const event of agent.decoder.push(chunk)) this.onAgentEvent(agent, event);
     });
     socket.on('error', (error) => {
@@ -326,12 +371,84 @@ export class BridgeHost {
     });
     socket.on('close', () => {
       this.agents.delete(conn);
+      this.hygiene.remove(conn);
+      this.armDeadline();
       if (this.state === 'ready') this.toExtension({ type: 'agent_disconnected', v: BRIDGE_PROTOCOL_VERSION, conn, reason: agent.reason });
     });
   }
 
+  private noteRefusal(now: number, why: string): void {
+    this.refusedSinceWarning += 1;
+    if (now - this.lastRefusalWarning < THROTTLE_WARN_INTERVAL_MS) return;
+    this.options.log.warn(`refused ${this.refusedSinceWarning} agent connection(s): ${why}`);
+    this.refusedSinceWarning = 0;
+    this.lastRefusalWarning = now;
+  }
+
+  /**
+   * The bridge ends a connection: the optional error frame first, then a half-close. Its slot is
+   * free at once (hygiene forgets it now, not when the socket finally closes), and the extension
+   * hears `agent_disconnected` with `reason` when it has closed. Deadlines and making room use
+   * "closed": the wire has no reason of its own for them (section 6.2), and the extension handles
+   * every reason as a disconnect.
+   */
+  private closeAgent(agent: Agent, reason: DisconnectReason, error?: Record<string, unknown>): void {
+    if (error !== undefined) this.writeAgent(agent, encodeJsonFrame(error, 'BE'));
+    agent.closing = true;
+    agent.reason = reason;
+    this.hygiene.remove(agent.conn);
+    this.armDeadline();
+    void this.endAgent(agent);
+  }
+
+  /** (Re)arm the one deadline timer for the earliest hygiene deadline. */
+  private armDeadline(): void {
+    const next = this.state === 'ready' ? this.hygiene.nextDeadline() : undefined;
+    if (next === this.deadlineAt) return;
+    if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
+    this.deadlineAt = next;
+    if (next === undefined) return;
+    this.deadlineTimer = setTimeout(() => this.onDeadline(), Math.max(0, Math.ceil(next - this.now())));
+    // stdin keeps the process alive while it serves; a pending deadline must not keep it alive after.
+    this.deadlineTimer.unref();
+  }
+
+  private onDeadline(): void {
+    this.deadlineTimer = undefined;
+    this.deadlineAt = undefined;
+    if (this.state !== 'ready') return;
+    const { authDeadlineMs, pairingDeadlineMs } = this.hygiene.limits;
+    for (const { conn, trust } of this.hygiene.expired(this.now())) {
+      const agent = this.agents.get(conn);
+      if (agent === undefined) {
+        this.hygiene.remove(conn);
+        continue;
+      }
+      this.options.log.info(`closing agent ${conn}: ${trust === 'pairing' ? 'pairing not finished' : 'not authenticated'} in time`);
+      // Section 5: ERR_PAIRING_FAILED names what ran out for a connection that was pairing, so
+      // the agent can tell its user "the pairing timed out" rather than "authentication failed".
+      const error =
+        trust === 'pairing'
+          ? this.agentError('ERR_PAIRING_FAILED', `the pairing was not finished within ${pairingDeadlineMs} ms of pair_offer; connect again to pair (docs/bridge-protocol.md section 5)`)
+          : this.agentError('ERR_AUTH_FAILED', `not trusted within ${authDeadlineMs} ms: authenticate with a paired key, or start pairing, right after connecting (docs/bridge-protocol.md section 5)`);
+      this.closeAgent(agent, 'closed', error);
+    }
+    // Timers may fire a little early on a coarse clock: whatever is left is armed again.
+    this.armDeadline();
+  }
+
   private agentError(code: ErrorCode, message: string, id?: string): Record<string, unknown> {
-    return { type: 'error', v: BRIDGE_PROTOCOL_VERSION, ...(id === undefined ? {} : { id }), code, message: message.slice(0, 1000), source: 'bridge' };
+    return {
+      type: 'error',
+      v: BRIDGE_PROTOCOL_VERSION,
+      ...(id === undefined ? {} : { id }),
+      code,
+      message: message.slice(0, 1000),
+      source: 'bridge',
+      // An agent of another version learns which one to speak (docs/bridge-protocol.md, "Versioning").
+      ...(code === 'ERR_PROTOCOL_VERSION' ? { supported_versions: [...SUPPORTED_PROTOCOL_VERSIONS] } : {}),
+    };
   }
 
   private onAgentEvent(agent: Agent, event: FrameEvent): void {
@@ -341,8 +458,7 @@ export class BridgeHost {
       this.writeAgent(agent, encodeJsonFrame(this.agentError(event.error.code, event.error.message), 'BE'));
       if (event.fatal) {
         // After a length we refuse, the next frame boundary is unknown: this connection is done.
-        agent.reason = 'frame_error';
-        this.endAgent(agent);
+        this.closeAgent(agent, 'frame_error');
       }
       return;
     }
@@ -403,6 +519,7 @@ export class BridgeHost {
     if (this.state === 'closing' || this.state === 'closed') return;
     this.exitCode = code;
     this.state = 'closing';
+    this.armDeadline();
     this.options.log.info('extension gone; closing');
     const unavailable = encodeJsonFrame({ type: 'companion_unavailable', v: BRIDGE_PROTOCOL_VERSION }, 'BE');
     const ending: Promise<void>[] = [];

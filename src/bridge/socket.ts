@@ -7,9 +7,12 @@ import type { Logger } from './log';
 /**
  * The agent socket's folder and listener (docs/bridge-protocol.md, "Where agents connect").
  *
- * Who can connect is decided by the file system, not by the protocol: the folder is 0700 and
- * owned by the user, the socket 0600. Any process of the same user can still connect; that is why
- * every connection must prove a paired key before the extension accepts a request.
+ * Unix: who can connect is decided by the file system, not by the protocol: the folder is 0700
+ * and owned by the user, the socket 0600. Windows (section 3.2): a named pipe has no folder, and
+ * Node cannot give it a security descriptor of its own, so it keeps Windows' default one; see
+ * listenOnce. Either way any process of the same user can still connect; that is why every
+ * connection must prove a paired key before the extension accepts a request, and why connections
+ * that have not are limited in number and time (hygiene.ts, section 5).
  */
 
 export interface SocketDirOptions {
@@ -66,6 +69,19 @@ export function probeSocket(socketPath: string, timeoutMs = 1000): Promise<Probe
   });
 }
 
+/**
+ * What listen is given. `readableAll` and `writableAll` stay false on every platform, said out
+ * loud so that no later edit turns them on: on Unix they would make the socket 0666-like, and on
+ * Windows Node would add an "Everyone" entry to the pipe's access list (libuv uv_pipe_chmod). With
+ * them false, a pipe keeps the default descriptor Windows gives named pipes: full control for its
+ * creator (this user), LocalSystem and Administrators, read-only for Everyone and Anonymous; so
+ * another user's process can open it to read, never to write (docs/bridge-protocol.md 3.2).
+ * Node has no option for a DACL of "this user only", nor for rejecting remote clients.
+ */
+export function listenArguments(socketPath: string): net.ListenOptions {
+  return { path: socketPath, readableAll: false, writableAll: false };
+}
+
 function listenOnce(server: net.Server, socketPath: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
@@ -78,7 +94,7 @@ function listenOnce(server: net.Server, socketPath: string): Promise<void> {
     };
     server.once('error', onError);
     server.once('listening', onListening);
-    server.listen(socketPath);
+    server.listen(listenArguments(socketPath));
   });
 }
 
@@ -141,7 +157,10 @@ export async function listenAgentSocket(server: net.Server, options: ListenOptio
     }
     if (state === 'absent') continue;
     if (Date.now() >= deadline) {
-      throw new CountersignError('ERR_SOCKET_IN_USE', `another bridge is serving ${socketPath} for this extension key`);
+      // On Windows a pipe name is global to the machine: it may also be another user's process that
+      // created it first (docs/bridge-protocol.md 3.2). It is never taken over either way.
+      const who = unix ? 'another bridge is serving' : 'another bridge (or another process) holds';
+      throw new CountersignError('ERR_SOCKET_IN_USE', `${who} ${socketPath} for this extension key`);
     }
     log.debug(`socket ${socketPath} busy; waiting for the other bridge to leave`);
     await sleep(retryIntervalMs);

@@ -10,8 +10,8 @@ import { approvableScopes, declaresOperations, identifyCaller, primaryScope, typ
 
 /**
  * The reference Company's conversation endpoint and its scripted Company Agent (sections 4 and 6,
- * "Conversations"; core 8, whose text we don't have: ../shared/spec/core-assumptions.md,
- * "Conversation events", "A retried message").
+ * "Conversations"; core 8, whose text we don't have: docs/core-assumptions.md, "Conversation
+ * events" and "A retried message").
  *
  * - `POST /conversations` → 201 `{ id, created_at }`. The conversation belongs to the Session, or
  *   to the account when signed in, as an operation does (section 3, "Who can approve it").

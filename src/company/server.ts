@@ -64,8 +64,8 @@ function poppyJson(context: CompanyContext, domain: string): unknown {
     organization: { name: COMPANY_NAME, domain },
     // Section 2, "Advertising support".
     extensions: { [OPERATIONS_EXTENSION]: [{ version: OPERATIONS_VERSION }] },
-    // Where our interfaces are. The core 0.4 names for these aren't available to us (core
-    // assumptions); Personal Agents that don't know this member ignore it.
+    // Where our interfaces are. The core 0.4 names for these aren't available to us
+    // (docs/core-assumptions.md); Personal Agents that don't know this member ignore it.
     interfaces: { api: base, mcp: `${base}/mcp`, conversations: `${base}/conversations` },
   };
 }

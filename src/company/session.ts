@@ -8,7 +8,7 @@ import { isCountersignError, parseExtensionsHeader } from '../protocol/index';
  * THIS IS A SIMPLIFICATION (docs/reference-company.md, "Sessions"). A real Company verifies the
  * `Poppy-Session` JWT on every request (core 5.3: signature with the Personal Agent's key, `typ`
  * `poppy-session+jwt`, audience, freshness) and the access token in `Authorization` (core 7).
- * The core text isn't available to us (../shared/spec/core-assumptions.md, "Request headers"),
+ * The core text isn't available to us (docs/core-assumptions.md, "Request headers"),
  * so here:
  * - `Poppy-Version` must be `0.4`;
  * - `Poppy-Session` gets a structural check only (JWT/ID characters, at most 4096). If it has the

@@ -21,7 +21,8 @@ import type { Store, StoredKeyPair } from './store';
 /**
  * Who is on the other end of each agent connection, and what it may do (docs/bridge-protocol.md
  * "Handshake" and "Pairing"). An agent proves its key before any request is accepted; an
- * unpaired or revoked agent gets a typed error and never a window (issue 4).
+ * unpaired or revoked agent gets a typed error and never a window: only an agent the person
+ * paired can put a prompt in front of them.
  */
 
 interface Connection {
@@ -69,6 +70,8 @@ export interface PendingPairing {
   commitment: string;
   extensionNonce: string;
   code?: string;
+  /** The `pair_reveal`'s id: `pair_result` answers it. */
+  revealId?: string;
   /** Wrong codes typed so far (MAX_PAIRING_CODE_ATTEMPTS ends the pairing). */
   attempts: number;
   requestedAt: number;
@@ -94,6 +97,12 @@ export function wireJwk(jwk: JsonWebKey): BridgePublicJwk {
 
 export class AgentSessions {
   private readonly connections = new Map<string, Connection>();
+  /**
+   * One queue per connection: an agent's messages are handled strictly in the order they arrived
+   * (docs/bridge-protocol.md, "Answers and order"), so an `outcome` is recorded before the next
+   * `approval_request` is looked at. Different connections stay independent.
+   */
+  private readonly queues = new Map<string, Promise<void>>();
   readonly pairings = new Map<string, PendingPairing>();
   /** The latest reasons agents were turned away, newest last (memory only: a diagnosis, not state). */
   readonly problems: AgentProblem[] = [];
@@ -116,7 +125,16 @@ export class AgentSessions {
     this.connections.set(conn, { conn, stage: 'new' });
   }
 
-  async disconnected(conn: string): Promise<void> {
+  /** The agent's connection closed: after its messages already queued (they were sent before it left). */
+  disconnected(conn: string): Promise<void> {
+    const previous = this.queues.get(conn) ?? Promise.resolve();
+    const run = previous.then(() => this.forget(conn));
+    this.queues.set(conn, run.catch(() => undefined));
+    return run;
+  }
+
+  private async forget(conn: string): Promise<void> {
+    this.queues.delete(conn);
     this.connections.delete(conn);
     let changed = false;
     for (const [id, p] of this.pairings) {
@@ -139,8 +157,22 @@ export class AgentSessions {
     await this.deps.queue.allDisconnected();
   }
 
-  /** One message from an agent, not yet validated. Bad input gets a typed error and changes nothing. */
-  async receive(conn: string, raw: unknown): Promise<void> {
+  /**
+   * One message from an agent, not yet validated: queued behind that connection's earlier
+   * messages. Resolves when it has been handled. Bad input gets a typed error and changes nothing.
+   */
+  receive(conn: string, raw: unknown): Promise<void> {
+    const previous = this.queues.get(conn) ?? Promise.resolve();
+    const run = previous.then(() => this.handleRaw(conn, raw));
+    const tail = run.catch(() => undefined);
+    this.queues.set(conn, tail);
+    void tail.then(() => {
+      if (this.queues.get(conn) === tail) this.queues.delete(conn);
+    });
+    return run;
+  }
+
+  private async handleRaw(conn: string, raw: unknown): Promise<void> {
     const parsed = parseBridgeMessage(agentToExtensionMessage, raw);
     if (!parsed.ok) {
       this.error(conn, parsed.error.code, parsed.error.message, requestIdOf(raw));
@@ -179,6 +211,7 @@ export class AgentSessions {
           this.send(c.conn, {
             type: 'error',
             v: BRIDGE_PROTOCOL_VERSION,
+            id: m.id,
             code: 'ERR_PROTOCOL_VERSION',
             message: 'no common protocol version',
             source: 'extension',
@@ -191,7 +224,7 @@ export class AgentSessions {
         c.agentKey = m.agent_key;
         c.agentThumbprint = await jwkThumbprint(m.agent_key);
         c.challenge = randomNonce();
-        this.send(c.conn, { type: 'challenge', v: BRIDGE_PROTOCOL_VERSION, nonce: c.challenge, version: BRIDGE_PROTOCOL_VERSION });
+        this.send(c.conn, { type: 'challenge', v: BRIDGE_PROTOCOL_VERSION, id: m.id, nonce: c.challenge, version: BRIDGE_PROTOCOL_VERSION });
         return;
       }
       case 'auth': {
@@ -208,7 +241,7 @@ export class AgentSessions {
         }
         c.stage = 'authenticated';
         const agent = await store.getAgent(c.agentThumbprint);
-        this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, paired: !!agent && !agent.revokedAt, extension_key: wireJwk(key.publicJwk) });
+        this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, id: m.id, paired: !!agent && !agent.revokedAt, extension_key: wireJwk(key.publicJwk) });
         return;
       }
       case 'pair_request': {
@@ -254,12 +287,14 @@ export class AgentSessions {
         return;
       }
       case 'pair_reveal': {
-        const pairing = this.pairings.get(`${c.conn}:${m.id}`);
-        if (!pairing) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal: no pairing with this id on this connection');
+        const pairing = this.pairings.get(`${c.conn}:${m.pairing_id}`);
+        if (!pairing || pairing.code !== undefined) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.pairing_id: no pairing waiting for its reveal with this id on this connection');
         if ((await pairingCommitment(m.agent_nonce)) !== pairing.commitment) {
           this.pairings.delete(pairing.pairingId);
           throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.agent_nonce: does not match the commitment in pair_request');
         }
+        // The reveal's own id gets the pairing's one final answer, `pair_result`.
+        pairing.revealId = m.id;
         pairing.code = await pairingCode({
           extensionKeyThumbprint: key.thumbprint,
           agentKeyThumbprint: pairing.agentThumbprint,
@@ -279,20 +314,20 @@ export class AgentSessions {
         if (reply) this.sendReply(c.conn, reply);
         return;
       }
-      case 'approval_cancel':
+      case 'approval_cancel': {
         this.authenticated(c);
-        await queue.cancel(c.conn, m.id);
+        const cancelled = await queue.cancel(c.conn, m.request_id);
+        this.sendReply(c.conn, { type: 'ack', id: m.id, cancelled });
         return;
+      }
       case 'approval_sent': {
         const who = await this.paired(c);
-        const reply = await queue.sent(who, m.operation_id, m.revision, m.company_origin);
-        if (reply) this.sendReply(c.conn, reply);
+        this.sendReply(c.conn, await queue.sent(who, m.id, m.operation_id, m.revision, m.company_origin));
         return;
       }
       case 'outcome': {
         const who = await this.paired(c);
-        const reply = await queue.outcome(who, m.operation_id, m.revision, m.outcome, m.detail, m.company_origin);
-        if (reply) this.sendReply(c.conn, reply);
+        this.sendReply(c.conn, await queue.outcome(who, m.id, m.operation_id, m.revision, m.outcome, m.detail, m.company_origin));
         return;
       }
       case 'error':
@@ -336,7 +371,7 @@ export class AgentSessions {
     } else {
       await this.deps.store.audit('pairing-refused', { agent: pairing.agentThumbprint, detail: pairing.agentName });
     }
-    this.send(pairing.conn, { type: 'pair_result', v: BRIDGE_PROTOCOL_VERSION, id: pairing.requestId, status: confirmed ? 'confirmed' : 'rejected' });
+    this.send(pairing.conn, { type: 'pair_result', v: BRIDGE_PROTOCOL_VERSION, id: pairing.revealId ?? pairing.requestId, status: confirmed ? 'confirmed' : 'rejected' });
     this.deps.pairingsChanged();
   }
 

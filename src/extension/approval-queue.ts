@@ -19,12 +19,13 @@ export interface IncomingApprovalRequest {
   session: unknown;
 }
 
-export type DecisionStatus = 'approved' | 'declined' | 'expired' | 'superseded' | 'withdrawn';
+export type DecisionStatus = 'approved' | 'declined' | 'expired' | 'superseded' | 'withdrawn' | 'cancelled';
 
 /** What the queue sends to an agent (inside the bridge's relay envelope). */
 export type AgentReply =
   | { type: 'decision'; id: string; status: DecisionStatus; jws?: string }
   | { type: 'withdrawn'; operation_id: string; revision: string }
+  | { type: 'ack'; id: string; sent?: true; cancelled?: boolean }
   | { type: 'error'; id?: string; code: string; message: string };
 
 export interface QueueDeps {
@@ -42,7 +43,7 @@ export interface QueueDeps {
   now?: () => number;
 }
 
-/** Open prompts one agent may have at once before further requests are refused (issue 5: a flood is throttled and reported). */
+/** Open prompts one agent may have at once; more get ERR_THROTTLED, so one agent cannot bury the window. */
 export const MAX_PENDING_PER_AGENT = 20;
 
 const DECIDED_REPLY: Partial<Record<ApprovalRecord['state'], DecisionStatus>> = {
@@ -99,14 +100,10 @@ export class ApprovalQueue {
       return { type: 'decision', id: req.id, status: 'expired' };
     }
 
-    // Section 7: no new approval for the same action until the first one's outcome is known.
+    // Section 7: no new approval for the same action until the first one's outcome is known. The
+    // refusal is the request's one answer: nothing is kept, so it never prompts later.
     const open = siblings.find((s) => isOutcomeOpen(s.state));
     if (open) {
-      await store.insert(
-        { ...base, state: 'held', heldReason: open.key, previousKey: open.key },
-        { kind: 'held', key, agent: agent.thumbprint, detail: `outcome of ${open.revision} not known` },
-      );
-      this.deps.changed('update');
       return {
         type: 'error',
         id: req.id,
@@ -115,25 +112,30 @@ export class ApprovalQueue {
       };
     }
 
-    const pendingCount = (await store.byState('pending')).filter((r) => r.agent === agent.thumbprint).length;
-    const previousPending = siblings.find((s) => s.state === 'pending' || s.state === 'held');
-    if (!previousPending && pendingCount >= MAX_PENDING_PER_AGENT) {
+    // Section 3 "New terms" and 5: a new revision replaces the pending one and needs its own decision.
+    const previousPending = siblings.find((s) => s.state === 'pending' || s.state === 'held' || s.state === 'cancelled');
+    const record = previousPending ? { ...base, previousKey: previousPending.key } : base;
+    // The count of this agent's open prompts and the insert are one transaction: concurrent asks
+    // from several connections cannot all pass the limit before any of them lands.
+    const inserted = await store.insertPending(record, { kind: 'received', key, agent: agent.thumbprint, detail: req.company.origin }, previousPending ? Number.POSITIVE_INFINITY : MAX_PENDING_PER_AGENT);
+    if (inserted === 'exists') {
+      // The same revision arrived on another connection a moment earlier: this is a re-ask.
+      const again = await store.get(key);
+      if (again) return this.reask(again, conn, req);
+    }
+    if (inserted !== 'inserted') {
       const count = (this.throttled.get(agent.thumbprint) ?? 0) + 1;
       this.throttled.set(agent.thumbprint, count);
       if (count === 1) await store.audit('throttled', { agent: agent.thumbprint, detail: `more than ${MAX_PENDING_PER_AGENT} open approvals` });
       this.deps.changed('update');
-      return { type: 'error', id: req.id, code: 'ERR_THROTTLED', message: `agent has ${pendingCount} approvals waiting; decide those first` };
+      return { type: 'error', id: req.id, code: 'ERR_THROTTLED', message: `agent has ${MAX_PENDING_PER_AGENT} approvals waiting; decide those first` };
     }
-
-    // Section 3 "New terms" and 5: a new revision replaces the pending one and needs its own decision.
     if (previousPending) {
-      const replaced = await store.transition(previousPending.key, 'supersede', {}, `replaced by ${op.revision}`);
-      if (replaced.conn) this.deps.send(replaced.conn, { type: 'decision', id: replaced.requestId, status: 'superseded' });
+      const replaced = await store.transition(previousPending.key, 'supersede', {}, `replaced by ${op.revision}`).catch(() => null);
+      if (replaced?.conn && replaced.state === 'superseded' && previousPending.state === 'pending') {
+        this.deps.send(replaced.conn, { type: 'decision', id: replaced.requestId, status: 'superseded' });
+      }
     }
-    await store.insert(
-      previousPending ? { ...base, previousKey: previousPending.key } : base,
-      { kind: 'received', key, agent: agent.thumbprint, detail: req.company.origin },
-    );
     this.deps.changed('new');
     return null;
   }
@@ -157,7 +159,21 @@ export class ApprovalQueue {
         message: `operation ${existing.operationId} revision ${existing.revision}: asked before with another ${differs.join(', ')}; a revision's terms can't change (spec section 3), so this is refused`,
       };
     }
+    if (existing.state === 'cancelled') {
+      // The agent cancelled its earlier request before the person decided: asking again asks again.
+      if (this.expired(existing.operation)) {
+        await store.transition(existing.key, 'expire');
+        return { type: 'decision', id: req.id, status: 'expired' };
+      }
+      await store.transition(existing.key, 'reopen', { conn, requestId: req.id, nonce: req.nonce, agentConnected: true }, 'asked again after a cancel');
+      this.deps.changed('new');
+      return null;
+    }
     if (existing.state === 'pending' || existing.state === 'held') {
+      // Whoever waited on this prompt before is answered: its request is replaced by this one.
+      if (existing.state === 'pending' && existing.conn !== null && (existing.conn !== conn || existing.requestId !== req.id)) {
+        this.deps.send(existing.conn, { type: 'decision', id: existing.requestId, status: 'superseded' });
+      }
       await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
       this.deps.changed(existing.state === 'pending' ? 'reask' : 'update');
       if (existing.state === 'held') {
@@ -243,72 +259,98 @@ export class ApprovalQueue {
     return { declined, failed };
   }
 
-  /** Section 5: "If the User withdraws their approval before the Personal Agent has sent it, the Personal Agent doesn't send it." */
-  async withdraw(key: string): Promise<ApprovalRecord> {
-    const updated = await this.deps.store.transition(key, 'withdraw');
+  /**
+   * Section 5: "If the User withdraws their approval before the Personal Agent has sent it, the
+   * Personal Agent doesn't send it." Which came first is decided by arrival order here: once the
+   * agent's `approval_sent` was accepted, a withdrawal is too late; it is recorded, and the window
+   * says so, and the item keeps its state so the outcome is recorded too.
+   */
+  async withdraw(key: string): Promise<{ record: ApprovalRecord; tooLate: boolean }> {
+    const { store } = this.deps;
+    const record = await store.get(key);
+    if (!record) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
+    if (record.state === 'sent' || record.state === 'unknown' || record.state === 'performed' || record.state === 'failed') {
+      await store.audit('withdraw-too-late', { key, agent: record.agent, detail: `the agent had already sent it (${record.state})` });
+      this.deps.changed('update');
+      return { record, tooLate: true };
+    }
+    const updated = await store.transition(key, 'withdraw');
     if (updated.conn) this.deps.send(updated.conn, { type: 'withdrawn', operation_id: updated.operationId, revision: updated.revision });
     this.deps.changed('update');
-    return updated;
+    return { record: updated, tooLate: false };
   }
 
   /**
-   * The agent reports it is sending the approval: from now on it cannot be withdrawn. Refused
-   * (typed error to the agent) when the User withdrew first: then the agent must not send it.
+   * The agent says it is about to send the approval (`approval_sent`, answered with one `ack` or
+   * `error`). Accepted while approved: from then on it cannot be withdrawn. Refused with
+   * ERR_TOO_LATE when the User withdrew first: then the agent must not send it.
    */
-  async sent(agent: string, operationId: string, revision: string, origin?: string): Promise<AgentReply | null> {
-    const found = await this.find(agent, operationId, revision, origin);
+  async sent(agent: string, id: string, operationId: string, revision: string, origin?: string): Promise<AgentReply> {
+    const found = await this.find(agent, id, operationId, revision, origin);
     if ('type' in found) return found;
     const { record } = found;
-    const key = record.key;
-    if (record.state === 'sent') return null;
-    if (record.state !== 'approved') {
-      return { type: 'error', code: 'ERR_NOT_ALLOWED', message: `approval of ${operationId} revision ${revision} is ${record.state}: do not send it` };
+    if (record.state === 'sent' || record.state === 'unknown' || record.state === 'performed' || record.state === 'failed') return { type: 'ack', id, sent: true };
+    if (record.state === 'withdrawn') {
+      await this.deps.store.audit('sent-after-withdraw', { key: record.key, agent, detail: 'the User withdrew first; the agent was told not to send' });
+      return { type: 'error', id, code: 'ERR_TOO_LATE', message: `approval of ${operationId} revision ${revision} was withdrawn by the User: do not send it` };
     }
-    await this.deps.store.transition(key, 'sent');
+    if (record.state !== 'approved') {
+      return { type: 'error', id, code: 'ERR_NOT_ALLOWED', message: `approval of ${operationId} revision ${revision} is ${record.state}: do not send it` };
+    }
+    await this.deps.store.transition(record.key, 'sent');
     this.deps.changed('update');
-    return null;
+    return { type: 'ack', id, sent: true };
   }
 
   /** The agent reports what the Company did. A `new_revision` outcome counts as not performed. */
   async outcome(
     agent: string,
+    id: string,
     operationId: string,
     revision: string,
     outcome: 'performed' | 'failed' | 'unknown' | 'new_revision',
     detail?: string,
     origin?: string,
-  ): Promise<AgentReply | null> {
+  ): Promise<AgentReply> {
     const { store } = this.deps;
-    const found = await this.find(agent, operationId, revision, origin);
+    const found = await this.find(agent, id, operationId, revision, origin);
     if ('type' in found) return found;
     const { record } = found;
     const key = record.key;
     const event: ApprovalEvent = outcome === 'new_revision' ? 'failed' : outcome;
-    if (record.state === event) return null; // a repeated report
+    if (record.state === event) return { type: 'ack', id }; // a repeated report
     try {
       await store.transition(key, event, detail === undefined ? {} : { outcomeDetail: detail }, detail);
     } catch (error) {
-      return { type: 'error', code: 'ERR_NOT_ALLOWED', message: error instanceof Error ? error.message : String(error) };
+      return { type: 'error', id, code: 'ERR_NOT_ALLOWED', message: error instanceof Error ? error.message : String(error) };
     }
     // Section 7: once the outcome is known, a held revision of the same action may be asked about,
     // unless the action was performed: then it can never be performed again.
     if (event === 'performed' || event === 'failed') {
       for (const held of (await store.byOperation(agent, record.company.origin, operationId)).filter((r) => r.state === 'held')) {
-        await store.transition(held.key, event === 'failed' ? 'release' : 'supersede', {}, `earlier revision ${event}`);
+        // Stores written before protocol v2 may hold one; its request was answered long ago.
+        await store.transition(held.key, 'supersede', {}, `earlier revision ${event}`);
       }
     }
     this.deps.changed('update');
-    return null;
+    return { type: 'ack', id };
   }
 
-  /** The agent no longer wants an answer to a request it is still waiting on (its abort signal). */
-  async cancel(conn: string, requestId: string): Promise<void> {
+  /**
+   * The agent no longer wants an answer to a request it is still waiting on (its abort signal).
+   * The request gets its one answer, `cancelled`; the prompt closes, and asking for the same
+   * revision again asks the person again (nothing was decided). True when a prompt was closed.
+   */
+  async cancel(conn: string, requestId: string): Promise<boolean> {
     for (const record of await this.deps.store.byState('pending')) {
       if (record.conn === conn && record.requestId === requestId) {
-        await this.deps.store.transition(record.key, 'withdraw', {}, 'cancelled by the agent');
+        await this.deps.store.transition(record.key, 'cancel', {}, 'cancelled by the agent');
+        this.deps.send(conn, { type: 'decision', id: requestId, status: 'cancelled' });
         this.deps.changed('update');
+        return true;
       }
     }
+    return false;
   }
 
   /** Marks every pending revision past its `expires_at` as expired and tells its agent. */
@@ -341,11 +383,11 @@ export class ApprovalQueue {
    * The record an agent's `approval_sent` or `outcome` names. With the Company's origin it is
    * exact; without it (an agent written before the origin was sent) it must be the only one.
    */
-  private async find(agent: string, operationId: string, revision: string, origin?: string): Promise<{ record: ApprovalRecord } | AgentReply> {
+  private async find(agent: string, id: string, operationId: string, revision: string, origin?: string): Promise<{ record: ApprovalRecord } | AgentReply> {
     const candidates = (await this.deps.store.byRevision(agent, operationId, revision)).filter((r) => origin === undefined || r.company.origin === origin);
-    if (candidates.length === 0) return { type: 'error', code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}${origin ? ` from ${origin}` : ''}` };
+    if (candidates.length === 0) return { type: 'error', id, code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}${origin ? ` from ${origin}` : ''}` };
     if (candidates.length > 1) {
-      return { type: 'error', code: 'ERR_APPROVAL_AMBIGUOUS', message: `operation ${operationId} revision ${revision}: asked of ${candidates.length} Companies; name company_origin` };
+      return { type: 'error', id, code: 'ERR_APPROVAL_AMBIGUOUS', message: `operation ${operationId} revision ${revision}: asked of ${candidates.length} Companies; name company_origin` };
     }
     return { record: candidates[0]! };
   }
@@ -360,8 +402,8 @@ export class ApprovalQueue {
 
   /** The bridge restarted: every connection id it gave is void. */
   async allDisconnected(): Promise<void> {
-    for (const record of await this.deps.store.withConnection()) {
-      await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
+    for (const record of await this.deps.store.inStates(['pending', 'held', 'approved', 'sent', 'unknown'])) {
+      if (record.conn !== null || record.agentConnected) await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
     }
     this.deps.changed('update');
   }

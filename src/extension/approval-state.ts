@@ -1,13 +1,16 @@
 import { CountersignError } from '../protocol/errors';
 
 /**
- * The life of one revision of one operation in the extension (issue 5; DESIGN.md "Rules").
+ * The life of one revision of one operation in the extension (docs/bridge-protocol.md, "The
+ * life of an approval", has the same diagram and the table of messages per state).
  *
- *   pending → approved | declined | expired | superseded | withdrawn
- *   held    → pending (the earlier outcome became known) | expired | superseded
- *   approved → sent | withdrawn | performed | failed | unknown | expired
- *   sent     → performed | failed | unknown
- *   unknown  → performed | failed
+ *   pending   → approved | declined | expired | superseded | withdrawn | cancelled
+ *   cancelled → pending (asked again: the person had not decided, so they are asked again)
+ *   held      → pending | expired | superseded | declined (kept for stores written before
+ *               protocol v2, where a refused request was held; v2 never creates it)
+ *   approved  → sent | withdrawn | performed | failed | unknown | expired
+ *   sent      → performed | failed | unknown   (a withdrawal now is "too late", recorded)
+ *   unknown   → performed | failed
  *
  * `held` is a new revision of an operation whose approved revision has no known outcome yet:
  * section 7 forbids asking the User about it until the agent knows whether the first one
@@ -25,6 +28,7 @@ export const APPROVAL_STATES = [
   'performed',
   'failed',
   'unknown',
+  'cancelled',
 ] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
 
@@ -35,6 +39,8 @@ export type ApprovalEvent =
   | 'supersede'
   | 'withdraw'
   | 'release'
+  | 'cancel'
+  | 'reopen'
   | 'sent'
   | 'performed'
   | 'failed'
@@ -47,7 +53,9 @@ const TRANSITIONS: Record<ApprovalState, Partial<Record<ApprovalEvent, ApprovalS
     expire: 'expired',
     supersede: 'superseded',
     withdraw: 'withdrawn',
+    cancel: 'cancelled',
   },
+  cancelled: { reopen: 'pending', expire: 'expired', supersede: 'superseded' },
   held: { release: 'pending', expire: 'expired', supersede: 'superseded', decline: 'declined' },
   // Section 5: the User may withdraw until the agent has sent the approval.
   approved: {

@@ -1,9 +1,9 @@
 import { browser } from 'wxt/browser';
 
 /**
- * One reused popup window for every approval (issue 5). It is found again from the browser
- * itself rather than from a remembered window id, because a service-worker stop forgets memory
- * but not windows.
+ * One popup window, reused for every approval, so prompts never pile up as windows. It is found
+ * again from the browser itself rather than from a remembered window id, because a service-worker
+ * stop forgets memory but not windows.
  */
 export const APPROVE_PAGE = '/approve.html' as const;
 const WIDTH = 520;
@@ -51,20 +51,35 @@ async function findApprovalWindowId(): Promise<number | undefined> {
   return windows.find((w) => w.tabs?.some((t) => t.url?.startsWith(url)))?.id;
 }
 
-/** Opens the approval window, or focuses it when it is already open. */
-export async function showApprovalWindow(): Promise<number | undefined> {
-  const existing = await findApprovalWindowId();
+let opening: Promise<number | undefined> | null = null;
+
+/**
+ * Opens the approval window, or brings it forward when it is already open. Single-flight: while
+ * one call is finding or creating the window, every other call gets its answer, so a burst of
+ * requests opens one window, not one per request (each window would take focus and restart the
+ * Approve delay of the others).
+ */
+export function showApprovalWindow(): Promise<number | undefined> {
+  opening ??= openOrFocus().finally(() => {
+    opening = null;
+  });
+  return opening;
+}
+
+async function openOrFocus(): Promise<number | undefined> {
+  // Both reads at once: they are independent, and the time to window is what the person waits.
+  const [existing, last] = await Promise.all([
+    findApprovalWindowId(),
+    browser.windows.getLastFocused({ windowTypes: ['normal'] }).catch(() => undefined),
+  ]);
   if (existing !== undefined) {
-    await browser.windows.update(existing, { focused: true, drawAttention: true });
+    // Already in front: taking focus again would restart the Approve delay for nothing.
+    const current = await browser.windows.get(existing).catch(() => undefined);
+    if (!current?.focused) await browser.windows.update(existing, { focused: true, drawAttention: true });
     return existing;
   }
-  let anchor: Partial<Bounds> | undefined;
-  try {
-    const last = await browser.windows.getLastFocused({ windowTypes: ['normal'] });
-    anchor = { left: last.left ?? 0, top: last.top ?? 0, width: last.width ?? WIDTH, height: last.height ?? HEIGHT };
-  } catch {
-    anchor = undefined; // no browser window open: centre on the screen
-  }
+  // No browser window open: centre on the screen.
+  const anchor: Partial<Bounds> | undefined = last ? { left: last.left ?? 0, top: last.top ?? 0, width: last.width ?? WIDTH, height: last.height ?? HEIGHT } : undefined;
   const screen = { width: Math.max(WIDTH, (anchor?.left ?? 0) + (anchor?.width ?? 1280)), height: Math.max(HEIGHT, (anchor?.top ?? 0) + (anchor?.height ?? 900)) };
   const bounds = placeWindow(anchor, screen);
   const created = await browser.windows.create({ url: APPROVE_PAGE, type: 'popup', focused: true, ...bounds });

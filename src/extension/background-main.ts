@@ -36,6 +36,8 @@ export function startBackground(): void {
   const pagePorts = new Set<ReturnType<typeof browser.runtime.connect>>();
   let services: Promise<Services> | null = null;
   let broadcastTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Approvals waiting for the person, as of the last badge update (for the bridge's retry pace). */
+  let pendingCount = 0;
 
   const init = (): Promise<Services> => (services ??= create());
 
@@ -49,6 +51,7 @@ export function startBackground(): void {
       extensionVersion: version,
       onMessage: (m) => void onBridge(m),
       onInvalid: (reason) => void store.audit('bridge-invalid', { detail: reason.slice(0, 500) }),
+      urgent: () => pagePorts.size > 0 || pendingCount > 0,
       onState: (state, reason) => {
         if (state === 'down') void sessions?.reset();
         void store.audit(`bridge-${state}`, reason ? { detail: reason.slice(0, 300) } : {});
@@ -96,6 +99,9 @@ export function startBackground(): void {
       }
     }
 
+    // A (re)started worker has no agent connections yet: every stored item waits for its agent to
+    // authenticate again, so the window shows "agent disconnected" and sends nothing to a dead id.
+    await queue.allDisconnected();
     port.connect();
     await queue.expireDue();
     await updateBadge(store);
@@ -157,6 +163,7 @@ export function startBackground(): void {
 
   async function updateBadge(store: Store): Promise<void> {
     const pending = (await store.byState('pending')).length;
+    pendingCount = pending;
     await browser.action.setBadgeText({ text: pending ? String(pending) : '' });
     await browser.action.setBadgeBackgroundColor({ color: '#b3261e' });
   }
@@ -190,6 +197,7 @@ export function startBackground(): void {
     if (port.name !== 'approve-window' || !isOwnPage(port.sender?.url)) return;
     pagePorts.add(port);
     port.onDisconnect.addListener(() => pagePorts.delete(port));
+    void init().then((s) => s.port.nudge());
     void snapshot().then((snap) => port.postMessage({ snapshot: snap }));
   });
 
@@ -220,7 +228,7 @@ export function startBackground(): void {
         await showApprovalWindow();
         return { ok: true };
       case 'countersign/decide': {
-        // Decisions come only from the approval window (issue 5).
+        // Decisions come only from the approval window, where the whole operation is shown.
         if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'decisions are taken in the approval window only');
         if (m.decision === 'approve') {
           if (m.shownFor < APPROVE_DELAY_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'approve: the window was not in front of the person long enough');
@@ -231,8 +239,7 @@ export function startBackground(): void {
       }
       case 'countersign/withdraw':
         if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'withdraw from the approval window');
-        await s.queue.withdraw(m.key);
-        return { ok: true };
+        return { ok: true, tooLate: (await s.queue.withdraw(m.key)).tooLate };
       case 'countersign/decline-all':
         return s.queue.declineAll();
       case 'countersign/history': {

@@ -1,7 +1,8 @@
 /**
  * Numbers the extension's pages and background share, in a module with no dependencies so the
- * approval window's bundle stays small (issue 5 benchmark: at most 60 kB gzipped).
+ * approval window's bundle stays small (its budget is 60 kB of JavaScript gzipped; README,
+ * "Benchmarks").
  */
 
-/** The smallest time an item must be visible and focused before Approve counts (issue 5). */
+/** How long an item must be visible and focused before Approve counts: a stray click cannot approve. */
 export const APPROVE_DELAY_MS = 1000;

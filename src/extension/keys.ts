@@ -2,8 +2,9 @@ import { generateSigningKeyPair, signDecision, digestSummary, digestTerms, type 
 import type { ApprovalRecord, Store, StoredKeyPair } from './store';
 
 /**
- * The extension's signing key: made once, non-extractable, kept in IndexedDB (DESIGN.md
- * "Why a separate trusted window"). No code path exports its private half.
+ * The extension's signing key: made once, non-extractable, kept in IndexedDB, so only the
+ * extension can sign a decision (docs/bridge-protocol.md, "The signed decision"). No code path
+ * exports its private half.
  */
 export async function extensionKey(store: Store): Promise<StoredKeyPair> {
   const existing = await store.getKeyPair();

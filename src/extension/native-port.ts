@@ -15,7 +15,15 @@ export interface NativePortHandlers {
   onMessage(message: BridgeToExtensionMessage): void;
   onInvalid(reason: string): void;
   onState(state: 'up' | 'down', reason?: string): void;
+  /**
+   * True while someone is waiting on the bridge: an approval is pending or an extension page is
+   * open. Retries are then capped at URGENT_RETRY_MS instead of 30 s.
+   */
+  urgent?(): boolean;
 }
+
+/** The longest wait between reconnects while an approval waits or a page shows "bridge down". */
+export const URGENT_RETRY_MS = 2_000;
 
 /** Backoff between reconnects: 0.5 s doubling to 30 s, reset once the bridge answers. */
 export function backoffMs(attempt: number): number {
@@ -24,7 +32,8 @@ export function backoffMs(attempt: number): number {
 
 /**
  * The port to `countersign-bridge` (native messaging). A service-worker stop closes it and a new
- * worker opens a new one; while the bridge is unreachable we retry with backoff (issue 5).
+ * worker opens a new one; while the bridge is unreachable we retry with backoff (0.5 s, doubling
+ * up to 30 s), so the extension reconnects by itself once the bridge is back.
  */
 export class NativePort {
   private port: ReturnType<typeof browser.runtime.connectNative> | null = null;
@@ -95,10 +104,17 @@ export class NativePort {
     this.lastError = reason;
     this.setState('down', reason);
     if (this.timer) return;
+    const wait = backoffMs(this.attempt++);
     this.timer = setTimeout(() => {
       this.timer = null;
       this.connect();
-    }, backoffMs(this.attempt++));
+    }, this.handlers.urgent?.() ? Math.min(wait, URGENT_RETRY_MS) : wait);
+  }
+
+  /** Someone started waiting (a page opened): if the bridge is down, try now rather than after the backoff. */
+  nudge(): void {
+    if (this.state === 'up' || this.port) return;
+    this.connect();
   }
 
   private setState(state: 'up' | 'down', reason?: string): void {

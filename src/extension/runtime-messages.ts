@@ -20,7 +20,7 @@ const key = z.string().min(1).max(1200);
 /**
  * A decision taken in the approval window. `trusted` is the page's own `event.isTrusted`, and
  * `shownFor` how long the item was visible and focused: the background refuses an approval
- * without both (issue 5: no way to approve but a trusted click in the extension's window).
+ * without both: the only way to approve is the person's own click in the extension's window.
  */
 export const decideMessage = z
   .object({
@@ -56,7 +56,7 @@ export const openWindowMessage = z.object({ type: z.literal('countersign/open-wi
 export const historyQuery = z.object({ type: z.literal('countersign/history'), query: z.string().max(200), limit: z.number().int().min(1).max(1000) }).strict();
 export const exportQuery = z.object({ type: z.literal('countersign/export') }).strict();
 
-/** Settings the person can change. Nothing here can approve: no "always allow", ever (DESIGN.md). */
+/** Settings the person can change. Nothing here can approve: no "always allow", ever (spec section 5). */
 export const settingsSchema = z.object({ notifications: z.boolean() }).strict();
 export type Settings = z.infer<typeof settingsSchema>;
 export const DEFAULT_SETTINGS: Settings = { notifications: true };

@@ -4,7 +4,7 @@ import { nextState, type ApprovalEvent, type ApprovalState } from './approval-st
 
 /**
  * Everything the extension knows lives here, in IndexedDB, so a service-worker stop or a
- * browser restart loses nothing and duplicates nothing (issue 5). Each change of an approval
+ * browser restart loses nothing and duplicates nothing. Each change of an approval
  * and its audit line are written in one transaction.
  */
 
@@ -193,6 +193,26 @@ export class Store {
       tx.objectStore('audit').add({ ...audit, at: Date.now() }),
       tx.done,
     ]);
+  }
+
+  /**
+   * Adds a pending revision unless its agent already has `limit` pending ones, counted and
+   * inserted in one transaction (concurrent requests cannot all pass the count before one
+   * lands). 'exists' when the key is already stored: the caller treats it as asked again.
+   */
+  async insertPending(record: ApprovalRecord, audit: Omit<AuditEntry, 'at'>, limit: number): Promise<'inserted' | 'exists' | 'throttled'> {
+    const tx = this.db.transaction(['approvals', 'audit'], 'readwrite');
+    const approvals = tx.objectStore('approvals');
+    let result: 'inserted' | 'exists' | 'throttled';
+    if (await approvals.getKey(record.key)) result = 'exists';
+    else if (Number.isFinite(limit) && (await approvals.index('by-state').getAll('pending')).filter((r) => r.agent === record.agent).length >= limit) result = 'throttled';
+    else {
+      await approvals.add(record);
+      await tx.objectStore('audit').add({ ...audit, at: Date.now() });
+      result = 'inserted';
+    }
+    await tx.done;
+    return result;
   }
 
   /**

@@ -75,7 +75,8 @@ export type ApprovalMessage = {
 
 const approvalMessageInputSchema = z.object(
   {
-    // A message ID follows the core 8.2 ID rule, like operation_id (core assumptions, "IDs").
+    // A message ID follows the core 8.2 ID rule, like operation_id (docs/core-assumptions.md,
+    // "IDs").
     id: idSchema,
     text: z
       .string({ error: expected('a string') })

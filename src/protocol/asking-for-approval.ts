@@ -92,8 +92,9 @@ export function operationFromToolResult(result: unknown): ToolResultResult {
 /**
  * A conversation event (section 4, "Conversations"): a `message` event whose message has role
  * `company` and carries the operation in `extensions.operations.operation` (spec 8.4). Other
- * event types and roles are not operations: unknown event types are skipped (core assumptions,
- * "Conversation events"), and only a Company message can ask for approval.
+ * event types and roles are not operations: unknown event types are skipped
+ * (docs/core-assumptions.md, "Conversation events"), and only a Company message can ask for
+ * approval.
  *
  * A Company message may carry other `extensions.operations` content in a later version; only an
  * `operation` member counts here.

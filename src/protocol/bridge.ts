@@ -24,11 +24,16 @@ import { operationSchema } from './operation';
  *   equality.
  */
 
-export const BRIDGE_PROTOCOL_VERSION = 1;
+/**
+ * Version 2: every agent message carries an `id` and gets exactly one answer with it (an `ack`,
+ * a `decision`, a handshake or pairing message, or an `error`), and an agent's messages are
+ * handled in the order they were sent (docs/bridge-protocol.md, "Answers and order").
+ */
+export const BRIDGE_PROTOCOL_VERSION = 2;
 /** Major versions this implementation speaks, in order of preference (highest first). */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1];
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [2];
 
-/** The native-messaging host name (DESIGN "Names"): manifests, `connectNative`. */
+/** The native-messaging host name, in one place for the host manifests and `connectNative`. */
 export const NATIVE_HOST_NAME = 'dev.countersign.bridge';
 
 /**
@@ -270,12 +275,13 @@ function message<T extends string, S extends z.ZodRawShape>(type: T, shape: S) {
 // -- agent → extension (inside relay)
 
 export const helloMessage = message('hello', {
+  id: requestIdSchema,
   versions: protocolVersionsSchema,
   agent_name: displayNameSchema(MAX_AGENT_NAME_LENGTH),
   agent_key: bridgePublicJwkSchema,
   agent_version: versionStringSchema.optional(),
 });
-export const authMessage = message('auth', { signature: signatureSchema });
+export const authMessage = message('auth', { id: requestIdSchema, signature: signatureSchema });
 export const versionQueryMessage = message('version_query', { id: requestIdSchema });
 export const pairRequestMessage = message('pair_request', {
   id: requestIdSchema,
@@ -284,7 +290,8 @@ export const pairRequestMessage = message('pair_request', {
   /** base64url(SHA-256(ASCII agent_nonce)): the agent commits to its nonce before it sees the extension's. */
   agent_nonce_sha256: thumbprintSchema,
 });
-export const pairRevealMessage = message('pair_reveal', { id: requestIdSchema, agent_nonce: nonceSchema });
+/** Its own `id`, answered by `pair_result` once the person has answered; `pairing_id` is the `pair_request`'s id. */
+export const pairRevealMessage = message('pair_reveal', { id: requestIdSchema, pairing_id: requestIdSchema, agent_nonce: nonceSchema });
 export const approvalRequestMessage = message('approval_request', {
   id: requestIdSchema,
   nonce: nonceSchema,
@@ -293,14 +300,16 @@ export const approvalRequestMessage = message('approval_request', {
   request: requestContextSchema,
   session: sessionSchema,
 });
-export const approvalCancelMessage = message('approval_cancel', { id: requestIdSchema });
+/** Answered by an `ack` (`cancelled`: whether a waiting prompt was closed); the cancelled request gets `decision` `cancelled`. */
+export const approvalCancelMessage = message('approval_cancel', { id: requestIdSchema, request_id: requestIdSchema });
 /**
  * `company_origin` names the Company of the approval: operation IDs are each Company's own, so
  * two Companies' approvals may share an ID and revision. Optional for agents written before it;
  * without it, the extension answers ERR_APPROVAL_AMBIGUOUS when two Companies' approvals match.
  */
-export const approvalSentMessage = message('approval_sent', { operation_id: idSchema, revision: idSchema, company_origin: originSchema.optional() });
+export const approvalSentMessage = message('approval_sent', { id: requestIdSchema, operation_id: idSchema, revision: idSchema, company_origin: originSchema.optional() });
 export const outcomeMessage = message('outcome', {
+  id: requestIdSchema,
   operation_id: idSchema,
   revision: idSchema,
   company_origin: originSchema.optional(),
@@ -319,8 +328,17 @@ export const errorMessage = message('error', {
 
 // -- extension → agent (inside relay)
 
-export const challengeMessage = message('challenge', { nonce: nonceSchema, version: protocolVersionSchema });
-export const welcomeMessage = message('welcome', { paired: z.boolean({ error: 'expected true or false' }), extension_key: bridgePublicJwkSchema });
+export const challengeMessage = message('challenge', { id: requestIdSchema, nonce: nonceSchema, version: protocolVersionSchema });
+export const welcomeMessage = message('welcome', { id: requestIdSchema, paired: z.boolean({ error: 'expected true or false' }), extension_key: bridgePublicJwkSchema });
+/**
+ * The answer to an `approval_sent`, `outcome` or `approval_cancel` that was accepted. With
+ * `approval_sent`, `sent: true` means the User can no longer withdraw it: send the approval now.
+ */
+export const ackMessage = message('ack', {
+  id: requestIdSchema,
+  sent: z.literal(true).optional(),
+  cancelled: z.boolean({ error: 'expected true or false' }).optional(),
+});
 export const versionMessage = message('version', {
   id: requestIdSchema,
   product: z.literal('Countersign'),
@@ -339,8 +357,8 @@ export const pairResultMessage = message('pair_result', {
  */
 export const decisionMessage = message('decision', {
   id: requestIdSchema,
-  status: z.enum(['approved', 'declined', 'expired', 'superseded', 'withdrawn'], {
-    error: 'expected "approved", "declined", "expired", "superseded" or "withdrawn"',
+  status: z.enum(['approved', 'declined', 'expired', 'superseded', 'withdrawn', 'cancelled'], {
+    error: 'expected "approved", "declined", "expired", "superseded", "withdrawn" or "cancelled"',
   }),
   jws: compactJwsSchema.optional(),
 }).refine((m) => (m.status === 'approved' ? m.jws !== undefined : m.status === 'declined' || m.jws === undefined), {
@@ -385,6 +403,7 @@ const EXTENSION_TO_AGENT = [
   pairResultMessage,
   decisionMessage,
   withdrawnMessage,
+  ackMessage,
   errorMessage,
 ] as const;
 

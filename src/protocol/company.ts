@@ -7,9 +7,9 @@ import { MAX_COMPANY_NAME_LENGTH } from './limits';
 /**
  * The Company as the User is shown it. Section 5: "The Personal Agent MUST show the User the
  * Company's name". The core text is not available to us; we show `organization.name` from the
- * Company's poppy.json together with the origin the Personal Agent fetched it from (core
- * assumptions, "The Company's name"). The name is the Company's own claim; the origin is what
- * the agent resolved, and the only part a Company can't choose freely.
+ * Company's poppy.json together with the origin the Personal Agent fetched it from
+ * (docs/core-assumptions.md, "The Company's name"). The name is the Company's own claim; the
+ * origin is what the agent resolved, and the only part a Company can't choose freely.
  */
 export type Company = { name: string; origin: string };
 

@@ -9,7 +9,7 @@ import { isWellFormedText } from './json';
 import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
 
 /**
- * Signed decisions (issue 4, "Pairing and keys" and "`src/agent/`").
+ * Signed decisions (docs/bridge-protocol.md, "The signed decision").
  *
  * The extension signs what the User decided, with a key only it holds, over exactly what the
  * approval window showed: the operation's id and revision, the hashes of the summary and of the
@@ -36,7 +36,7 @@ import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
  * `verifyDecision` must still branch on `status`: a verified decline is not an approval.
  *
  * Isomorphic: runs in the extension (browser) and in the agent SDK (Node), so it uses only jose,
- * WebCrypto (`globalThis.crypto.subtle`), zod and other src/protocol modules (DESIGN "The house").
+ * WebCrypto (`globalThis.crypto.subtle`), zod and other src/protocol modules.
  *
  * Error messages name the field that failed and never echo its value: summaries, terms and
  * Company names are untrusted content (spec section 8), and an agent may hand our error text to a
@@ -49,7 +49,7 @@ export const DECISION_TYP = 'countersign-decision+jwt';
 /** Version of the claims format; a verifier rejects any other value. */
 export const DECISION_VERSION = 1;
 
-/** The signature algorithms of the extension's key: Ed25519, or P-256 where the engine lacks it (issue 4). */
+/** The signature algorithms of the extension's key: Ed25519, or P-256 where the engine lacks it. */
 export const DECISION_ALGORITHMS = ['EdDSA', 'ES256'] as const;
 export type DecisionAlg = (typeof DECISION_ALGORITHMS)[number];
 
@@ -75,9 +75,10 @@ const B64U_32_RULE = 'the unpadded canonical base64url encoding of 32 bytes (43 
 const sha256Schema = z.string({ error: `expected ${B64U_32_RULE}` }).regex(B64U_32_PATTERN, { error: `expected ${B64U_32_RULE}` });
 
 /**
- * The Company as the agent resolved it (DESIGN "Names"): `organization.name` of its poppy.json and
- * the origin it was fetched from (spec section 5: the User is shown the Company's name). The bridge
- * rules, but strict: a signed payload carries nothing the verifier does not check.
+ * The Company as the agent resolved it (docs/core-assumptions.md): `organization.name` of its
+ * poppy.json and the origin it was fetched from (spec section 5: the User is shown the Company's
+ * name). The bridge rules, but strict: a signed payload carries nothing the verifier does not
+ * check.
  */
 export const decisionCompanySchema = z.strictObject({ ...companySchema.shape });
 
@@ -402,7 +403,7 @@ function expiresAtMs(expiresAt: string): number {
 }
 
 /**
- * Sign a decision as the extension's key (issue 4). `kid` is the RFC 7638 thumbprint of the
+ * Sign a decision as the extension's key. `kid` is the RFC 7638 thumbprint of the
  * signing key's public half (`publicJwkThumbprint`), passed in because a non-extractable private
  * key cannot be exported to compute it. Refuses to sign claims that fail the schema
  * (ERR_DECISION_INVALID) or a decision taken after the revision expired (ERR_DECISION_EXPIRED;
@@ -427,7 +428,7 @@ export interface ExpectedOperation {
 }
 
 export interface VerifyDecisionOptions {
-  /** The extension's public key, pinned at pairing (issue 4). The only key a decision is checked with. */
+  /** The extension's public key, pinned at pairing. The only key a decision is checked with. */
   pinnedKey: unknown;
   expected: {
     operation: ExpectedOperation;
@@ -453,10 +454,10 @@ function mismatch(field: string, what: string): CountersignError {
 }
 
 /**
- * Verify a decision the way the agent SDK must before it sends `Poppy-Approval` (issue 4: "The SDK
- * checks all of it against the pinned key before it returns approved. Any mismatch is an error,
- * never an approval"). Returns the verified claims, `status` included: the caller sends an
- * approval only when `status === 'approved'` (spec section 5: the answer is the User's).
+ * Verify a decision the way the agent SDK must before it sends `Poppy-Approval`: every claim is
+ * checked, with the pinned key only, and any mismatch is an error, never an approval. Returns the
+ * verified claims, `status` included: the caller sends an approval only when
+ * `status === 'approved'` (spec section 5: the answer is the User's).
  *
  * Errors (all CountersignError, the jose or zod error in `cause`):
  * - ERR_KEY_INVALID: `pinnedKey` is not an Ed25519/P-256 public key.
@@ -546,10 +547,11 @@ async function tryEd25519(s: SubtleCrypto, extractable: boolean): Promise<Crypto
 }
 
 /**
- * Generate the extension's signing key (issue 4: "Ed25519 (ES256 only as a fallback), generated
- * with WebCrypto as non-extractable"). Ed25519 is feature-detected by generating and using a key;
- * an engine without it gets ECDSA P-256. `extractable` applies to the private key (the public key
- * of a WebCrypto pair is always extractable). `subtle` is injectable for tests only.
+ * Generate a signing key pair with WebCrypto: Ed25519, with ES256 (P-256) only as a fallback; the
+ * extension's key is non-extractable, the agent's is not (src/agent/keys.ts). Ed25519 is
+ * feature-detected by generating and using a key; an engine without it gets ECDSA P-256.
+ * `extractable` applies to the private key (the public key of a WebCrypto pair is always
+ * extractable). `subtle` is injectable for tests only.
  */
 export async function generateSigningKeyPair(options: { extractable: boolean; subtle?: SubtleCrypto }): Promise<SigningKeyPair> {
   const s = options.subtle ?? subtle();

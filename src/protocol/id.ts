@@ -7,7 +7,7 @@ import { expected } from './issues';
  * which conversation message IDs follow.
  *
  * The core text is not available to us: this is the assumption recorded in
- * ../shared/spec/core-assumptions.md ("IDs"). It lives here and nowhere else, so that it changes
+ * docs/core-assumptions.md ("IDs"). It lives here and nowhere else, so that it changes
  * in one edit when the real text is at hand. Everything that checks an ID uses `idSchema` or
  * `isId`.
  */

@@ -1,6 +1,6 @@
 /**
  * src/protocol: the wire formats of the Personal Agent Protocol's `operations` extension v2
- * (../shared/spec/operations-extension-v2.md). Isomorphic (browser and Node); imports nothing of
+ * (test/fixtures/operations-extension-v2.md). Isomorphic (browser and Node); imports nothing of
  * ours outside this folder. Every function throws only CountersignError.
  */
 export { CountersignError, ERROR_CODES, isCountersignError, type ErrorCode } from './errors';

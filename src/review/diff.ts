@@ -1,7 +1,7 @@
 /**
  * What changed between two revisions of one operation (spec section 3, "New terms": the same
  * `operation_id` with a new `revision` when the summary, terms or expiry change; section 5: a
- * new revision needs a new approval, and DESIGN.md asks the window to show what changed).
+ * new revision needs a new approval, so the window shows what changed before the person decides).
  *
  * The word diff is a longest-common-subsequence over words, runs of white space and single
  * punctuation marks, written here rather than taken from a package: it is forty lines, the

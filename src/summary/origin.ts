@@ -1,9 +1,9 @@
 /**
  * How the approval window shows where a Company is: scheme, host and port, with the
  * registrable domain (the part a registrar sold to one owner) given separately so the window
- * can mark it. Spec section 5: the Personal Agent MUST show the Company's name; DESIGN.md adds
- * the origin, "as the agent resolved it", so the user can tell shop.example from
- * shop.example.evil.test.
+ * can mark it. Spec section 5: the Personal Agent MUST show the Company's name; we show it with
+ * the origin the agent resolved (docs/core-assumptions.md, "The Company's name"), so the user can
+ * tell shop.example from shop.example.evil.test.
  *
  * Internationalised names follow the model of Chromium's IDN display policy: a name is shown
  * in Unicode only when every label is safe, otherwise the whole host is shown as the URL

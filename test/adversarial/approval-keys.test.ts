@@ -93,11 +93,11 @@ describe('finding 4 and 5: keys that cannot collide', () => {
     await queue.receive(agent, 'cB', request(B));
     await queue.decide(approvalKey(AGENT, A.origin, 'exc_5Rt2', 'rev1'), 'approve');
     await queue.decide(approvalKey(AGENT, B.origin, 'exc_5Rt2', 'rev1'), 'approve');
-    expect(await queue.sent(AGENT, 'exc_5Rt2', 'rev1')).toMatchObject({ type: 'error', code: 'ERR_APPROVAL_AMBIGUOUS' });
-    expect(await queue.sent(AGENT, 'exc_5Rt2', 'rev1', B.origin)).toBeNull();
+    expect(await queue.sent(AGENT, 's1', 'exc_5Rt2', 'rev1')).toMatchObject({ type: 'error', id: 's1', code: 'ERR_APPROVAL_AMBIGUOUS' });
+    expect(await queue.sent(AGENT, 's2', 'exc_5Rt2', 'rev1', B.origin)).toEqual({ type: 'ack', id: 's2', sent: true });
     expect((await store.get(approvalKey(AGENT, B.origin, 'exc_5Rt2', 'rev1')))?.state).toBe('sent');
     expect((await store.get(approvalKey(AGENT, A.origin, 'exc_5Rt2', 'rev1')))?.state).toBe('approved');
-    expect(await queue.outcome(AGENT, 'exc_5Rt2', 'rev1', 'performed', undefined, B.origin)).toBeNull();
+    expect(await queue.outcome(AGENT, 'o1', 'exc_5Rt2', 'rev1', 'performed', undefined, B.origin)).toEqual({ type: 'ack', id: 'o1' });
     expect((await store.get(approvalKey(AGENT, B.origin, 'exc_5Rt2', 'rev1')))?.state).toBe('performed');
   });
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // Through the package subpath, as a desktop agent imports it (package.json "exports").
 import { Companion, CompanionError, isCountersignError, type ApprovalResult, type OperationInput } from 'countersign/agent';
+import { Journal } from '../../src/agent/journal';
 import { savePinnedKey } from '../../src/agent/keys';
 import { approvalKey } from '../../src/extension/store';
 import { wireJwk } from '../../src/extension/agent-sessions';
@@ -21,6 +22,8 @@ const COMPANY = { name: 'Stormline', origin: 'https://stormline.example' };
 const REQUEST = { interface: 'api' as const, method: 'POST', url: 'https://api.stormline.example/orders/ord_7Hk2/exchanges', body: { item_id: 'itm_4Qa' } };
 const SESSION = { kind: 'signed_in' as const, account: 'sam@example.com' };
 const FAR = '2099-10-08T12:20:00-07:00';
+/** For reading the journal back the way the SDK does (its lines are the SDK's business). */
+const PRIVACY = { platform: process.platform, uid: process.getuid?.() };
 
 let seq = 0;
 function operation(revision = 'rev1', overrides: Partial<OperationInput> = {}): OperationInput {
@@ -214,7 +217,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
     // Journaled (0600) for section 7 retries and for "never a second prompt".
     const journal = path.join(companion.configDir, 'decisions.json');
     expect((await stat(journal)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(journal, 'utf8')).decisions).toHaveLength(1);
+    expect((await Journal.open(companion.configDir, PRIVACY)).entries()).toHaveLength(1);
   });
 
   it('decline: a signed decline, and asking again answers from the journal', async () => {
@@ -383,14 +386,14 @@ describe('agent SDK against the real bridge and the real extension services (iss
     expect(await decided(companion, operation('rev2'), 'approve')).toMatchObject({ status: 'approved', approval: { revision: 'rev2' } });
   });
 
-  it('aborting sends approval_cancel: the prompt is withdrawn in the extension and the call rejects with the reason', async () => {
+  it('aborting sends approval_cancel: the prompt is cancelled in the extension, the cancel is acknowledged, and the call rejects with the reason', async () => {
     const companion = await paired();
     const controller = new AbortController();
     const result = ask(companion, operation(), { signal: controller.signal });
     const key = await ext.prompt(companion.agentKeyThumbprint, 'exc_5Rt2', 'rev1');
     controller.abort(new Error('the user closed the chat'));
     expect(((await rejection(result)) as Error).message).toBe('the user closed the chat');
-    await waitFor(async () => (await ext.store.get(key))?.state === 'withdrawn', 'the prompt to be withdrawn');
+    await waitFor(async () => (await ext.store.get(key))?.state === 'cancelled', 'the prompt to be cancelled');
     expect(ext.sentBy(companion.bridgeInfo?.conn, 'approval_cancel')).toHaveLength(1);
   });
 
@@ -401,7 +404,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
     const bridgeErrorsBefore = ext.bridgeErrors.length;
     ext.tamper = (_conn, m) => {
       if (m.type !== 'decision') return [m];
-      return [{ type: 'decision', v: 1, id: m.id, status: 'approved' }, { type: 'withdrawn', v: 1, operation_id: 'exc 5Rt2', revision: 'rev1' }, m];
+      return [{ type: 'decision', v: 2, id: m.id, status: 'approved' }, { type: 'withdrawn', v: 2, operation_id: 'exc 5Rt2', revision: 'rev1' }, m];
     };
     expect(await decided(companion, operation(), 'approve')).toMatchObject({ status: 'approved' });
     // Two layers: the bridge refused both (test/agent/direct.test.ts shows the SDK refusing them too).
@@ -436,8 +439,8 @@ describe('agent SDK against the real bridge and the real extension services (iss
     await companion.close();
     // Closed: nothing can be delivered, but the outcome is kept.
     expect(await companion.reportOutcome({ operation_id: 'exc_5Rt2', revision: 'rev1', outcome: 'failed', detail: 'HTTP 500' })).toBe(false);
-    const journal = JSON.parse(await readFile(path.join(dir, 'decisions.json'), 'utf8'));
-    expect(journal.decisions[0]).toMatchObject({ outcome: 'failed', outcome_reported: false });
+    const journal = await Journal.open(dir, PRIVACY);
+    expect(journal.get('exc_5Rt2', 'rev1')).toMatchObject({ outcome: 'failed', outcome_reported: false });
     await connect(dir);
     await waitFor(async () => (await ext.record(companion.agentKeyThumbprint, 'exc_5Rt2', 'rev1'))?.state === 'failed', 'the outcome to arrive');
   });

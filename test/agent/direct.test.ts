@@ -91,14 +91,14 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
       ext.deliverBytes(conn, new Uint8Array([0xff, 0xfe, 0x7b])); // not UTF-8
       ext.deliverBytes(conn, new TextEncoder().encode('{"type":')); // not JSON
       return [
-        { type: 'decision', v: 1, id: m.id, status: 'approved' }, // approved without a jws
-        { type: 'decision', v: 2, id: m.id, status: 'declined' }, // another major version
-        { type: 'decision', v: 1, id: 'nobody_asked', status: 'expired' }, // answers nothing we asked
-        { type: 'withdrawn', v: 1, operation_id: 'exc 5Rt2', revision: 'rev1' }, // not an id
-        { type: 'welcome', v: 1, paired: false, extension_key: wireJwk(ext.key.publicJwk) }, // out of turn
-        { type: 'unheard_of', v: 1 },
+        { type: 'decision', v: 2, id: m.id, status: 'approved' }, // approved without a jws
+        { type: 'decision', v: 3, id: m.id, status: 'declined' }, // another major version
+        { type: 'decision', v: 2, id: 'nobody_asked', status: 'expired' }, // answers nothing we asked
+        { type: 'withdrawn', v: 2, operation_id: 'exc 5Rt2', revision: 'rev1' }, // not an id
+        { type: 'welcome', v: 2, id: 'hello_again', paired: false, extension_key: wireJwk(ext.key.publicJwk) }, // out of turn
+        { type: 'unheard_of', v: 2 },
         'not even an object',
-        { type: 'error', v: 1, code: 'ERR_SOMETHING_NEW', message: 'a code from a later version' },
+        { type: 'error', v: 2, code: 'ERR_SOMETHING_NEW', message: 'a code from a later version' },
         m,
       ];
     };
@@ -126,7 +126,7 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
 
   it('an error answering the request rejects it with the extension\'s code, typed', async () => {
     const companion = await paired();
-    ext.tamper = (_conn, m) => (m.type === 'decision' ? [{ type: 'error', v: 1, id: m.id, code: 'ERR_THROTTLED', message: 'too many', source: 'extension' }] : [m]);
+    ext.tamper = (_conn, m) => (m.type === 'decision' ? [{ type: 'error', v: 2, id: m.id, code: 'ERR_THROTTLED', message: 'too many', source: 'extension' }] : [m]);
     const result = ask(companion, operation());
     const key = await ext.prompt(companion.agentKeyThumbprint, 'exc_5Rt2', 'rev1');
     await ext.queue.decide(key, 'approve');
@@ -195,7 +195,7 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
     expect(await companion.markSent({ operation_id: 'exc_5Rt2', revision: 'rev1' })).toBe(true);
     const events: unknown[] = [];
     companion.on('withdrawn', (a) => events.push(a));
-    ext.inject(companion.bridgeInfo?.conn as string, { type: 'withdrawn', v: 1, operation_id: 'exc_5Rt2', revision: 'rev1' });
+    ext.inject(companion.bridgeInfo?.conn as string, { type: 'withdrawn', v: 2, operation_id: 'exc_5Rt2', revision: 'rev1' });
     await new Promise((r) => setTimeout(r, 100));
     expect(events).toEqual([]);
     expect(companion.isWithdrawn('exc_5Rt2', 'rev1')).toBe(false);

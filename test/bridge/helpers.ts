@@ -7,7 +7,8 @@ import path from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { BridgeHost } from '../../src/bridge/host';
 import { silentLogger } from '../../src/bridge/log';
-import { agentAuthInput, jwkThumbprint, type BridgePublicJwk } from '../../src/protocol/bridge';
+import type { HygieneLimits } from '../../src/bridge/hygiene';
+import { BRIDGE_PROTOCOL_VERSION, agentAuthInput, jwkThumbprint, type BridgePublicJwk } from '../../src/protocol/bridge';
 import { FrameDecoder, encodeFrame, encodeJsonFrame, nativeEndianness, type Endianness } from '../../src/protocol/bridge-framing';
 
 /** A fixed extension key thumbprint for tests (the RFC 8037 example key's). */
@@ -109,12 +110,12 @@ export class FakeExtension {
   }
 
   async hello(thumbprint = THUMBPRINT): Promise<Record<string, unknown>> {
-    this.send({ type: 'bridge_hello', v: 1, extension_key_thumbprint: thumbprint });
+    this.send({ type: 'bridge_hello', v: BRIDGE_PROTOCOL_VERSION, extension_key_thumbprint: thumbprint });
     return this.frames.next((m) => m['type'] === 'bridge_ready' || m['type'] === 'bridge_error', 8000);
   }
 
   relay(conn: string, message: unknown): void {
-    this.send({ type: 'relay', v: 1, conn, message });
+    this.send({ type: 'relay', v: BRIDGE_PROTOCOL_VERSION, conn, message });
   }
 
   end(): void {
@@ -189,7 +190,9 @@ export interface InProcessBridge {
   stop(): Promise<void>;
 }
 
-export async function startInProcessBridge(options: { busyTimeoutMs?: number; maxAgents?: number; hello?: boolean } = {}): Promise<InProcessBridge> {
+export async function startInProcessBridge(
+  options: { busyTimeoutMs?: number; maxAgents?: number; hygiene?: Partial<HygieneLimits>; now?: () => number; hello?: boolean } = {},
+): Promise<InProcessBridge> {
   const runtimeDir = tempDir();
   const stdin = new PassThrough();
   const stdout = new PassThrough();
@@ -203,7 +206,8 @@ export async function startInProcessBridge(options: { busyTimeoutMs?: number; ma
     socket: { platform: 'linux', env: { XDG_RUNTIME_DIR: runtimeDir }, uid: process.getuid!(), username: 'tester' },
     onExit: resolveExit,
     busyTimeoutMs: options.busyTimeoutMs ?? 200,
-    ...(options.maxAgents === undefined ? {} : { maxAgents: options.maxAgents }),
+    hygiene: { ...options.hygiene, ...(options.maxAgents === undefined ? {} : { maxConnections: options.maxAgents }) },
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   host.start();
   const extension = new FakeExtension(stdin, stdout);
@@ -293,7 +297,7 @@ export const NONCE = 'p8Cj5xv7pWk2yqvXlWqYb1Vf6o1C3N1r7wXcA4yLq2E';
 export function approvalRequest(id = 'req_1'): Record<string, unknown> {
   return {
     type: 'approval_request',
-    v: 1,
+    v: 2,
     id,
     nonce: NONCE,
     company: { name: 'Stormline Outfitters', origin: 'https://shop.example' },

@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BRIDGE_PROTOCOL_VERSION } from '../../src/protocol/bridge';
 import { MAX_FRAME_BYTES, encodeFrame } from '../../src/protocol/bridge-framing';
-import { FakeAgent, THUMBPRINT, approvalRequest, buildOnce, newAgentKey, removeDir, signAuth, sleep, spawnBridge, tempDir, type SpawnedBridge } from './helpers';
+import { FakeAgent, FrameQueue, NONCE, THUMBPRINT, approvalRequest, buildOnce, newAgentKey, removeDir, signAuth, sleep, spawnBridge, tempDir, type SpawnedBridge } from './helpers';
 
 // The real bundle (dist/countersign-bridge.mjs, built by scripts/build-bridge.mjs into a temp
 // file), started the way a browser starts it, with a fake extension on its stdio and agents on
@@ -28,8 +29,8 @@ function runtime(): { dir: string; socketPath: string } {
   return { dir, socketPath: path.join(dir, 'countersign', `${THUMBPRINT}.sock`) };
 }
 
-function start(dir: string): SpawnedBridge {
-  const b = spawnBridge(bundle, { XDG_RUNTIME_DIR: dir });
+function start(dir: string, env: Record<string, string> = {}): SpawnedBridge {
+  const b = spawnBridge(bundle, { XDG_RUNTIME_DIR: dir, ...env });
   cleanups.push(() => b.child.kill('SIGKILL'));
   return b;
 }
@@ -44,15 +45,15 @@ describe('the bridge process', () => {
     const agents = await Promise.all([1, 2, 3].map(() => FakeAgent.connect(socketPath)));
     // A full handshake through the relay: the fake extension challenges, each agent signs.
     const keys = await Promise.all(agents.map(() => newAgentKey()));
-    agents.forEach((a, i) => a.send({ type: 'hello', v: 1, versions: [1], agent_name: `agent ${i}`, agent_key: keys[i]!.jwk }));
+    agents.forEach((a, i) => a.send({ type: 'hello', v: 2, id: `h${i}`, versions: [2], agent_name: `agent ${i}`, agent_key: keys[i]!.jwk }));
     for (const [i, a] of agents.entries()) {
       const hello = await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn);
       expect(hello['message']).toMatchObject({ type: 'hello', agent_name: `agent ${i}` });
-      b.extension.relay(a.conn, { type: 'challenge', v: 1, nonce: `${'A'.repeat(42)}${'AEIM'[i]}`, version: 1 });
+      b.extension.relay(a.conn, { type: 'challenge', v: 2, id: `h${i}`, nonce: `${'A'.repeat(42)}${'AEIM'[i]}`, version: 2 });
     }
     for (const [i, a] of agents.entries()) {
       const challenge = await a.frames.nextOfType('challenge');
-      a.send({ type: 'auth', v: 1, signature: signAuth(keys[i]!, { extensionKeyThumbprint: THUMBPRINT, conn: a.conn, nonce: String(challenge['nonce']) }) });
+      a.send({ type: 'auth', v: 2, id: `a${i}`, signature: signAuth(keys[i]!, { extensionKeyThumbprint: THUMBPRINT, conn: a.conn, nonce: String(challenge['nonce']) }) });
     }
     for (const a of agents) {
       const auth = await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn);
@@ -63,14 +64,14 @@ describe('the bridge process', () => {
     for (const [i, a] of agents.entries()) {
       expect(await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn)).toMatchObject({ message: { id: `req_${i}` } });
     }
-    b.extension.relay(agents[2]!.conn, { type: 'decision', v: 1, id: 'req_2', status: 'declined' });
-    b.extension.relay(agents[0]!.conn, { type: 'decision', v: 1, id: 'req_0', status: 'superseded' });
+    b.extension.relay(agents[2]!.conn, { type: 'decision', v: 2, id: 'req_2', status: 'declined' });
+    b.extension.relay(agents[0]!.conn, { type: 'decision', v: 2, id: 'req_0', status: 'superseded' });
     expect(await agents[2]!.frames.nextOfType('decision')).toMatchObject({ id: 'req_2', status: 'declined' });
     expect(await agents[0]!.frames.nextOfType('decision')).toMatchObject({ id: 'req_0', status: 'superseded' });
 
     b.extension.end();
     for (const a of agents) {
-      expect(await a.frames.nextOfType('companion_unavailable')).toEqual({ type: 'companion_unavailable', v: 1 });
+      expect(await a.frames.nextOfType('companion_unavailable')).toEqual({ type: 'companion_unavailable', v: 2 });
       await a.waitClosed();
     }
     // agents[1] never got a reply: nothing else arrived for it.
@@ -89,7 +90,7 @@ describe('the bridge process', () => {
     await b.extension.frames.nextOfType('relay');
     a.destroy();
     expect(await b.extension.frames.nextOfType('agent_disconnected')).toMatchObject({ conn: a.conn });
-    b.extension.relay(a.conn, { type: 'decision', v: 1, id: 'req_mid', status: 'expired' });
+    b.extension.relay(a.conn, { type: 'decision', v: 2, id: 'req_mid', status: 'expired' });
     expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_CONNECTION_UNKNOWN', id: 'req_mid' });
     b.extension.end();
     expect(await b.exit).toBe(0);
@@ -108,12 +109,12 @@ describe('the bridge process', () => {
     expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_FRAME_INVALID' });
     b.extension.sendRaw(new Uint8Array(4));
     expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_FRAME_INVALID' });
-    b.extension.send({ type: 'bridge_hello', v: 1 });
+    b.extension.send({ type: 'bridge_hello', v: 2 });
     expect(await b.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_BRIDGE_MESSAGE_INVALID' });
     // Still alive, still in sync: the hello works, and exactly 1 MiB from the extension is accepted.
     expect(await b.extension.hello()).toMatchObject({ type: 'bridge_ready' });
     const a = await FakeAgent.connect(socketPath);
-    const msg = { type: 'relay', v: 1, conn: a.conn, message: { type: 'error', v: 1, code: 'ERR_X', message: '' } };
+    const msg = { type: 'relay', v: 2, conn: a.conn, message: { type: 'error', v: 2, code: 'ERR_X', message: '' } };
     const base = JSON.stringify(msg);
     b.extension.sendRaw(encodeFrame(new TextEncoder().encode(base + ' '.repeat(MAX_FRAME_BYTES - base.length)), 'LE'));
     expect(await a.frames.nextOfType('error', 10_000)).toMatchObject({ code: 'ERR_X' });
@@ -135,7 +136,7 @@ describe('the bridge process', () => {
     const second = start(dir);
     expect(await second.extension.hello()).toMatchObject({ type: 'bridge_ready' });
     const a = await FakeAgent.connect(socketPath);
-    a.send({ type: 'version_query', v: 1, id: 'q' });
+    a.send({ type: 'version_query', v: 2, id: 'q' });
     expect(await second.extension.frames.nextOfType('relay')).toMatchObject({ conn: a.conn });
     expect(second.stderr.join('')).toContain('stale');
     second.extension.end();
@@ -170,7 +171,7 @@ describe('the bridge process', () => {
     expect(await ready).toMatchObject({ type: 'bridge_ready' });
     // The agent reconnects to the new bridge.
     const again = await FakeAgent.connect(socketPath);
-    again.send({ type: 'version_query', v: 1, id: 'q2' });
+    again.send({ type: 'version_query', v: 2, id: 'q2' });
     expect(await fresh.extension.frames.nextOfType('relay')).toMatchObject({ conn: again.conn, message: { id: 'q2' } });
     fresh.extension.end();
     expect(await fresh.exit).toBe(0);
@@ -208,5 +209,128 @@ describe('the bridge process', () => {
     const code = await new Promise((r) => usage.once('exit', r));
     expect(code).toBe(2);
     expect(err).toContain('Usage:');
+  }, 20_000);
+});
+
+// Connection hygiene in the real process (docs/bridge-protocol.md section 5). Deadlines are
+// shortened with COUNTERSIGN_BRIDGE_LIMITS, which can only lower them; the untrusted limit is the
+// real one (8) unless a test says otherwise.
+describe('the bridge process: connection limits and deadlines', () => {
+  const V = BRIDGE_PROTOCOL_VERSION;
+  const EXT_KEY = { kty: 'OKP', crv: 'Ed25519', x: '33L538Y6mLHlg5hsBbt01W3lCSTPAlURxJi16Uva51M' };
+
+  interface Raw {
+    socket: net.Socket;
+    frames: FrameQueue;
+    /** bridge_info when admitted, the ERR_THROTTLED error when refused. */
+    first: Record<string, unknown>;
+  }
+
+  async function raw(socketPath: string): Promise<Raw> {
+    const socket = net.connect(socketPath);
+    socket.on('error', () => {});
+    cleanups.push(() => socket.destroy());
+    const frames = new FrameQueue(socket, 'BE');
+    return { socket, frames, first: await frames.next() };
+  }
+
+  function closed(socket: net.Socket, timeoutMs = 5000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (socket.destroyed) return resolve();
+      const timer = setTimeout(() => reject(new Error('socket did not close')), timeoutMs);
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  it('a flood of 64 connections that never authenticate does not keep a paired agent out, nor disturb it once trusted', async () => {
+    const { dir, socketPath } = runtime();
+    const b = start(dir, { COUNTERSIGN_BRIDGE_LIMITS: 'displace_ms=300' });
+    expect(await b.extension.hello()).toMatchObject({ type: 'bridge_ready' });
+    const flood = await Promise.all(Array.from({ length: 64 }, () => raw(socketPath)));
+    const admitted = flood.filter((r) => r.first['type'] === 'bridge_info');
+    const refused = flood.filter((r) => r.first['type'] === 'error');
+    expect(admitted).toHaveLength(8);
+    expect(refused).toHaveLength(56);
+    for (const r of refused) expect(r.first).toMatchObject({ code: 'ERR_THROTTLED', source: 'bridge' });
+    await Promise.all(refused.map((r) => closed(r.socket)));
+
+    // The flood has held its 8 slots for longer than 300 ms: the paired agent's connection takes
+    // the slot of the one that waited longest, and has time for its handshake.
+    await sleep(400);
+    const agent = await FakeAgent.connect(socketPath);
+    const key = await newAgentKey();
+    agent.send({ type: 'hello', v: V, id: 'h1', versions: [V], agent_name: 'Paired agent', agent_key: key.jwk });
+    expect(await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === agent.conn)).toMatchObject({ message: { type: 'hello' } });
+    b.extension.relay(agent.conn, { type: 'challenge', v: V, id: 'h1', nonce: NONCE, version: V });
+    const challenge = await agent.frames.nextOfType('challenge');
+    agent.send({ type: 'auth', v: V, id: 'a1', signature: signAuth(key, { extensionKeyThumbprint: THUMBPRINT, conn: agent.conn, nonce: String(challenge['nonce']) }) });
+    expect(await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === agent.conn)).toMatchObject({ message: { type: 'auth' } });
+    b.extension.relay(agent.conn, { type: 'welcome', v: V, id: 'a1', paired: true, extension_key: EXT_KEY });
+    expect(await agent.frames.nextOfType('welcome')).toMatchObject({ paired: true });
+    const displaced = await Promise.race(admitted.map((r) => r.frames.nextOfType('error').then(() => r)));
+    await closed(displaced.socket);
+
+    // A second flood: the trusted agent is not one of the untrusted connections, so it is never
+    // refused, displaced or timed out; it is relayed as before.
+    const second = await Promise.all(Array.from({ length: 64 }, () => raw(socketPath)));
+    expect(second.filter((r) => r.first['type'] === 'bridge_info').length).toBeLessThanOrEqual(8);
+    agent.send({ type: 'version_query', v: V, id: 'q1' });
+    expect(await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === agent.conn)).toMatchObject({ message: { id: 'q1' } });
+    b.extension.relay(agent.conn, { type: 'version', v: V, id: 'q1', product: 'Countersign', extension_version: '0.1.0', protocol_versions: [V] });
+    expect(await agent.frames.nextOfType('version')).toMatchObject({ id: 'q1' });
+    expect(agent.frames.received.filter((m) => m['type'] === 'error')).toEqual([]);
+    b.extension.end();
+    expect(await agent.frames.nextOfType('companion_unavailable')).toBeTruthy();
+    expect(await b.exit).toBe(0);
+    expect(b.extension.frames.errors).toEqual([]);
+  }, 30_000);
+
+  it('closes an untrusted connection at its deadline (ERR_AUTH_FAILED); one with a pair_offer lives until the pairing deadline (ERR_PAIRING_FAILED)', async () => {
+    const { dir, socketPath } = runtime();
+    const b = start(dir, { COUNTERSIGN_BRIDGE_LIMITS: 'auth_ms=500,pairing_ms=2000' });
+    await b.extension.hello();
+    const idle = await FakeAgent.connect(socketPath);
+    const pairing = await FakeAgent.connect(socketPath);
+    const started = Date.now();
+    b.extension.relay(pairing.conn, { type: 'pair_offer', v: V, id: 'p1', extension_key: EXT_KEY, extension_nonce: NONCE });
+    expect(await pairing.frames.nextOfType('pair_offer')).toMatchObject({ id: 'p1' });
+
+    expect(await idle.frames.nextOfType('error')).toMatchObject({ code: 'ERR_AUTH_FAILED', source: 'bridge' });
+    await idle.waitClosed();
+    expect(await b.extension.frames.next((m) => m['type'] === 'agent_disconnected' && m['conn'] === idle.conn)).toMatchObject({ reason: 'closed' });
+    expect(Date.now() - started).toBeLessThan(1500);
+
+    // Past the short deadline the pairing connection is still served...
+    await sleep(1000 - (Date.now() - started));
+    pairing.send({ type: 'version_query', v: V, id: 'q2' });
+    expect(await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === pairing.conn)).toMatchObject({ message: { id: 'q2' } });
+    // ...until the pairing deadline.
+    expect(await pairing.frames.nextOfType('error', 5000)).toMatchObject({ code: 'ERR_PAIRING_FAILED', source: 'bridge' });
+    await pairing.waitClosed();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(await b.extension.frames.next((m) => m['type'] === 'agent_disconnected' && m['conn'] === pairing.conn)).toMatchObject({ reason: 'closed' });
+    b.extension.end();
+    expect(await b.exit).toBe(0);
+  }, 20_000);
+
+  it('refuses the 9th untrusted connection with ERR_THROTTLED (default limits), and never tells the extension about it', async () => {
+    const { dir, socketPath } = runtime();
+    const b = start(dir);
+    await b.extension.hello();
+    const eight = await Promise.all(Array.from({ length: 8 }, () => FakeAgent.connect(socketPath)));
+    const ninth = await raw(socketPath);
+    expect(ninth.first).toMatchObject({ type: 'error', v: V, code: 'ERR_THROTTLED', source: 'bridge', message: expect.stringContaining('at most 8') });
+    await closed(ninth.socket);
+    const connected = new Set<unknown>();
+    while (connected.size < 8) connected.add((await b.extension.frames.nextOfType('agent_connected'))['conn']);
+    expect([...connected].sort()).toEqual(eight.map((a) => a.conn).sort());
+    await sleep(100);
+    expect(b.extension.frames.received.filter((m) => m['type'] === 'agent_connected')).toEqual([]);
+    expect(b.stderr.join('')).toContain('refused 1 agent connection(s)');
+    b.extension.end();
+    expect(await b.exit).toBe(0);
   }, 20_000);
 });

@@ -14,10 +14,10 @@ type Json = unknown;
 const AGENT_KEY = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' };
 
 const AGENT_SEEDS: Record<string, Json>[] = [
-  { type: 'hello', v: 1, versions: [1], agent_name: 'Agent', agent_key: AGENT_KEY },
-  { type: 'auth', v: 1, signature: `${'A'.repeat(85)}Q` },
-  { type: 'pair_request', v: 1, id: 'p1', agent_name: 'Agent', agent_key: AGENT_KEY, agent_nonce_sha256: NONCE },
-  { type: 'pair_reveal', v: 1, id: 'p1', agent_nonce: NONCE },
+  { type: 'hello', v: 2, id: 'h1', versions: [2], agent_name: 'Agent', agent_key: AGENT_KEY },
+  { type: 'auth', v: 2, id: 'a1', signature: `${'A'.repeat(85)}Q` },
+  { type: 'pair_request', v: 2, id: 'p1', agent_name: 'Agent', agent_key: AGENT_KEY, agent_nonce_sha256: NONCE },
+  { type: 'pair_reveal', v: 2, id: 'p2', pairing_id: 'p1', agent_nonce: NONCE },
   approvalRequest('r1'),
   {
     ...approvalRequest('r2'),
@@ -25,10 +25,10 @@ const AGENT_SEEDS: Record<string, Json>[] = [
     session: { kind: 'this_session' },
   },
   { ...approvalRequest('r3'), request: { interface: 'conversation', conversation_id: 'conv_1' } },
-  { type: 'approval_cancel', v: 1, id: 'r1' },
-  { type: 'approval_sent', v: 1, operation_id: OPERATION.operation_id, revision: OPERATION.revision },
-  { type: 'outcome', v: 1, operation_id: OPERATION.operation_id, revision: OPERATION.revision, outcome: 'unknown', detail: 'timeout' },
-  { type: 'error', v: 1, code: 'ERR_DECISION_INVALID', message: 'bad' },
+  { type: 'approval_cancel', v: 2, id: 'c1', request_id: 'r1' },
+  { type: 'approval_sent', v: 2, id: 's1', operation_id: OPERATION.operation_id, revision: OPERATION.revision },
+  { type: 'outcome', v: 2, id: 'o1', operation_id: OPERATION.operation_id, revision: OPERATION.revision, outcome: 'unknown', detail: 'timeout' },
+  { type: 'error', v: 2, code: 'ERR_DECISION_INVALID', message: 'bad' },
 ];
 
 /** Every path to a member or element, for deep mutations. */
@@ -117,7 +117,7 @@ describe('property: the bridge under random input', () => {
         const before = bridge.host.snapshot();
         agent.sendPayload(payloadOf(c));
         const id = `probe_${probe++}`;
-        agent.send({ type: 'version_query', v: 1, id });
+        agent.send({ type: 'version_query', v: 2, id });
         // The probe is relayed after the case (frames are handled in order).
         await bridge.extension.frames.next((m) => m['type'] === 'relay' && (m['message'] as { id?: string }).id === id);
         const relays = bridge.extension.frames.received.splice(0);
@@ -146,13 +146,13 @@ describe('property: the bridge under random input', () => {
   it('extension side: every invalid frame or message gets one typed bridge_error; valid relays reach the agent; the relay goes on', async () => {
     const conn = agent.conn;
     const seeds: Record<string, Json>[] = [
-      { type: 'bridge_hello', v: 1, extension_key_thumbprint: THUMBPRINT },
-      { type: 'relay', v: 1, conn, message: { type: 'challenge', v: 1, nonce: NONCE, version: 1 } },
-      { type: 'relay', v: 1, conn, message: { type: 'decision', v: 1, id: 'r1', status: 'approved', jws: 'eyJh.eyJ2.c2ln' } },
-      { type: 'relay', v: 1, conn, message: { type: 'pair_offer', v: 1, id: 'p1', extension_key: AGENT_KEY, extension_nonce: NONCE } },
-      { type: 'relay', v: 1, conn, message: { type: 'withdrawn', v: 1, operation_id: 'op', revision: 'rev' } },
-      { type: 'relay', v: 1, conn: 'c_gone', message: { type: 'pair_result', v: 1, id: 'p1', status: 'rejected' } },
-      { type: 'agent_close', v: 1, conn: 'c_gone' },
+      { type: 'bridge_hello', v: 2, extension_key_thumbprint: THUMBPRINT },
+      { type: 'relay', v: 2, conn, message: { type: 'challenge', v: 2, id: 'h1', nonce: NONCE, version: 2 } },
+      { type: 'relay', v: 2, conn, message: { type: 'decision', v: 2, id: 'r1', status: 'approved', jws: 'eyJh.eyJ2.c2ln' } },
+      { type: 'relay', v: 2, conn, message: { type: 'pair_offer', v: 2, id: 'p1', extension_key: AGENT_KEY, extension_nonce: NONCE } },
+      { type: 'relay', v: 2, conn, message: { type: 'withdrawn', v: 2, operation_id: 'op', revision: 'rev' } },
+      { type: 'relay', v: 2, conn: 'c_gone', message: { type: 'pair_result', v: 2, id: 'p1', status: 'rejected' } },
+      { type: 'agent_close', v: 2, conn: 'c_gone' },
     ];
     const cases: fc.Arbitrary<Case> = fc.oneof(
       { weight: 5, arbitrary: mutated(seeds).map((value): Case => ({ kind: 'json', value })) },
@@ -167,7 +167,7 @@ describe('property: the bridge under random input', () => {
         const before = bridge.host.snapshot();
         bridge.extension.sendRaw(encodeFrame(payloadOf(c), 'LE', Infinity));
         const id = `probe_${probe++}`;
-        bridge.extension.relay(conn, { type: 'version', v: 1, id, product: 'Countersign', extension_version: '0.1.0', protocol_versions: [1] });
+        bridge.extension.relay(conn, { type: 'version', v: 2, id, product: 'Countersign', extension_version: '0.1.0', protocol_versions: [2] });
         await agent.frames.next((m) => m['type'] === 'version' && m['id'] === id);
         const atAgent = agent.frames.received.splice(0);
         const parsed = c.kind === 'json' ? parseBridgeMessage(extensionToBridgeMessage, c.value) : undefined;

@@ -115,7 +115,7 @@ describe('docs/bridge-protocol.md', () => {
     expect(doc).toContain(`\`${path}\``);
     const pipe = agentSocketPath({ platform: 'win32', env: {}, uid: 0, username: 'Jane Doe', thumbprint });
     expect(doc).toContain(pipe);
-    const frame = encodeJsonFrame({ type: 'version_query', v: 1, id: 'q1' }, 'BE');
+    const frame = encodeJsonFrame({ type: 'version_query', v: 2, id: 'q1' }, 'BE');
     const hex = [...frame].map((b) => b.toString(16).padStart(2, '0')).join(' ');
     const shown = /agent socket \(big-endian\): +([0-9a-f ]+)\n +([0-9a-f ]+)\n/.exec(doc);
     expect(`${shown?.[1]} ${shown?.[2]}`.replace(/ +/g, ' ').trim()).toBe(hex);

@@ -187,16 +187,16 @@ describe('message schemas', () => {
   });
 
   it('give direction-specific errors: an agent cannot send a decision, nor the extension a hello', () => {
-    expect(parseBridgeMessage(agentToExtensionMessage, { type: 'decision', v: 1, id: 'a', status: 'declined' }).ok).toBe(false);
-    expect(parseBridgeMessage(extensionToAgentMessage, { type: 'decision', v: 1, id: 'a', status: 'declined' }).ok).toBe(true);
-    expect(parseBridgeMessage(extensionToAgentMessage, { type: 'hello', v: 1 }).ok).toBe(false);
-    expect(parseBridgeMessage(agentInboundMessage, { type: 'companion_unavailable', v: 1 }).ok).toBe(true);
-    expect(parseBridgeMessage(extensionToBridgeMessage, { type: 'relay', v: 1, conn: 'c_1', message: { type: 'withdrawn', v: 1, operation_id: 'o', revision: 'r' } }).ok).toBe(true);
-    expect(parseBridgeMessage(bridgeToExtensionMessage, { type: 'relay', v: 1, conn: 'c_1', message: { type: 'withdrawn', v: 1, operation_id: 'o', revision: 'r' } }).ok).toBe(false);
+    expect(parseBridgeMessage(agentToExtensionMessage, { type: 'decision', v: 2, id: 'a', status: 'declined' }).ok).toBe(false);
+    expect(parseBridgeMessage(extensionToAgentMessage, { type: 'decision', v: 2, id: 'a', status: 'declined' }).ok).toBe(true);
+    expect(parseBridgeMessage(extensionToAgentMessage, { type: 'hello', v: 2 }).ok).toBe(false);
+    expect(parseBridgeMessage(agentInboundMessage, { type: 'companion_unavailable', v: 2 }).ok).toBe(true);
+    expect(parseBridgeMessage(extensionToBridgeMessage, { type: 'relay', v: 2, conn: 'c_1', message: { type: 'withdrawn', v: 2, operation_id: 'o', revision: 'r' } }).ok).toBe(true);
+    expect(parseBridgeMessage(bridgeToExtensionMessage, { type: 'relay', v: 2, conn: 'c_1', message: { type: 'withdrawn', v: 2, operation_id: 'o', revision: 'r' } }).ok).toBe(false);
   });
 
   it('require jws with "approved", allow it with "declined", refuse it otherwise', () => {
-    const d = (status: string, jws?: string) => parseBridgeMessage(extensionToAgentMessage, { type: 'decision', v: 1, id: 'r', status, ...(jws ? { jws } : {}) }).ok;
+    const d = (status: string, jws?: string) => parseBridgeMessage(extensionToAgentMessage, { type: 'decision', v: 2, id: 'r', status, ...(jws ? { jws } : {}) }).ok;
     expect(d('approved')).toBe(false);
     expect(d('approved', 'a.b.c')).toBe(true);
     expect(d('declined')).toBe(true);
@@ -210,8 +210,8 @@ describe('message schemas', () => {
       const r = parseBridgeMessage(schema, v);
       return r.ok ? 'ok' : r.error.code;
     };
-    expect(code(agentToExtensionMessage, { ...approvalRequest(), v: 2 })).toBe('ERR_PROTOCOL_VERSION');
-    expect(code(extensionToBridgeMessage, { type: 'relay', v: 1, conn: 'c', message: { type: 'welcome', v: 3 } })).toBe('ERR_PROTOCOL_VERSION');
+    expect(code(agentToExtensionMessage, { ...approvalRequest(), v: 1 })).toBe('ERR_PROTOCOL_VERSION');
+    expect(code(extensionToBridgeMessage, { type: 'relay', v: 2, conn: 'c', message: { type: 'welcome', v: 3 } })).toBe('ERR_PROTOCOL_VERSION');
     expect(code(agentToExtensionMessage, { ...approvalRequest(), operation: { operation_id: 'x' } })).toBe('ERR_OPERATION_INVALID');
     expect(code(agentToExtensionMessage, { ...approvalRequest(), company: { name: 'X', origin: 'http://evil.example' } })).toBe('ERR_BRIDGE_MESSAGE_INVALID');
     expect(code(agentToExtensionMessage, [])).toBe('ERR_BRIDGE_MESSAGE_INVALID');
@@ -220,8 +220,8 @@ describe('message schemas', () => {
 
   it('refuse names with control or bidi characters, origins with paths, and non-https URLs', () => {
     const bad = [
-      { type: 'hello', v: 1, versions: [1], agent_name: 'evil\u202Egpj', agent_key: { kty: 'OKP', crv: 'Ed25519', x: rfc8037.public_jwk.x } },
-      { type: 'hello', v: 1, versions: [1, 1], agent_name: 'ok', agent_key: { kty: 'OKP', crv: 'Ed25519', x: rfc8037.public_jwk.x } },
+      { type: 'hello', v: 2, id: 'h1', versions: [2], agent_name: 'evil\u202Egpj', agent_key: { kty: 'OKP', crv: 'Ed25519', x: rfc8037.public_jwk.x } },
+      { type: 'hello', v: 2, id: 'h1', versions: [2, 2], agent_name: 'ok', agent_key: { kty: 'OKP', crv: 'Ed25519', x: rfc8037.public_jwk.x } },
       { ...approvalRequest(), company: { name: 'X', origin: 'https://shop.example/' } },
       { ...approvalRequest(), request: { interface: 'api', method: 'POST', url: 'ftp://x.example/' } },
       { ...approvalRequest(), request: { interface: 'api', method: 'PO ST', url: 'https://x.example/' } },

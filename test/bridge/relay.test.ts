@@ -25,7 +25,7 @@ describe('bridge_hello', () => {
   it('opens the socket named after the thumbprint: folder 0700, socket 0600', async () => {
     bridge = await startInProcessBridge({ hello: false });
     const ready = await bridge.extension.hello();
-    expect(ready).toMatchObject({ type: 'bridge_ready', v: 1, protocol_versions: [1], socket_path: bridge.socketPath });
+    expect(ready).toMatchObject({ type: 'bridge_ready', v: 2, protocol_versions: [2], socket_path: bridge.socketPath });
     expect(statSync(path.dirname(bridge.socketPath)).mode & 0o777).toBe(0o700);
     const st = statSync(bridge.socketPath);
     expect(st.isSocket()).toBe(true);
@@ -35,7 +35,7 @@ describe('bridge_hello', () => {
 
   it('refuses relays before bridge_hello, with no state change', async () => {
     bridge = await startInProcessBridge({ hello: false });
-    bridge.extension.relay('c_x', { type: 'withdrawn', v: 1, operation_id: 'a', revision: 'b' });
+    bridge.extension.relay('c_x', { type: 'withdrawn', v: 2, operation_id: 'a', revision: 'b' });
     expect(await bridge.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_BRIDGE_MESSAGE_INVALID', conn: 'c_x' });
     expect(bridge.host.snapshot().state).toBe('waiting');
     expect(existsSync(bridge.socketPath)).toBe(false);
@@ -65,7 +65,7 @@ describe('relay', () => {
     const conns = [a!.conn, b!.conn, c!.conn];
     expect(new Set(conns).size).toBe(3);
     for (const conn of conns) {
-      expect(await bridge.extension.frames.next((m) => m['type'] === 'agent_connected' && m['conn'] === conn)).toMatchObject({ v: 1 });
+      expect(await bridge.extension.frames.next((m) => m['type'] === 'agent_connected' && m['conn'] === conn)).toMatchObject({ v: 2 });
     }
     // Each agent asks; an unknown member travels on untouched (forward compatibility).
     const all = [a!, b!, c!];
@@ -76,10 +76,10 @@ describe('relay', () => {
     }
     // Replies are routed by conn: each agent gets only its own.
     for (const [i, x] of [...all.entries()].reverse()) {
-      bridge.extension.relay(x.conn, { type: 'decision', v: 1, id: `req_${i}`, status: 'expired' });
+      bridge.extension.relay(x.conn, { type: 'decision', v: 2, id: `req_${i}`, status: 'expired' });
     }
     for (const [i, x] of all.entries()) {
-      expect(await x.frames.nextOfType('decision')).toEqual({ type: 'decision', v: 1, id: `req_${i}`, status: 'expired' });
+      expect(await x.frames.nextOfType('decision')).toEqual({ type: 'decision', v: 2, id: `req_${i}`, status: 'expired' });
     }
     await sleep(50);
     for (const x of all) expect(x.frames.received).toEqual([]);
@@ -91,7 +91,7 @@ describe('relay', () => {
     const { FrameQueue } = await import('./helpers');
     const q = new FrameQueue(socket, 'BE');
     const info = await q.nextOfType('bridge_info');
-    expect(info).toMatchObject({ v: 1, extension_key_thumbprint: THUMBPRINT, protocol_versions: [1], browser: 'chromium' });
+    expect(info).toMatchObject({ v: 2, extension_key_thumbprint: THUMBPRINT, protocol_versions: [2], browser: 'chromium' });
     expect(String(info['conn'])).toMatch(/^c_[A-Za-z0-9_-]{16}$/);
     socket.destroy();
   });
@@ -102,8 +102,8 @@ describe('relay', () => {
     a.send(approvalRequest('req_gone'));
     await bridge.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn);
     await a.close();
-    expect(await bridge.extension.frames.nextOfType('agent_disconnected')).toEqual({ type: 'agent_disconnected', v: 1, conn: a.conn, reason: 'closed' });
-    bridge.extension.relay(a.conn, { type: 'decision', v: 1, id: 'req_gone', status: 'expired' });
+    expect(await bridge.extension.frames.nextOfType('agent_disconnected')).toEqual({ type: 'agent_disconnected', v: 2, conn: a.conn, reason: 'closed' });
+    bridge.extension.relay(a.conn, { type: 'decision', v: 2, id: 'req_gone', status: 'expired' });
     expect(await bridge.extension.frames.nextOfType('bridge_error')).toMatchObject({ code: 'ERR_CONNECTION_UNKNOWN', conn: a.conn, id: 'req_gone' });
     expect(bridge.host.snapshot().conns).toEqual([]);
   });
@@ -112,12 +112,12 @@ describe('relay', () => {
     bridge = await startInProcessBridge();
     const a = await agent();
     const b = await agent();
-    bridge.extension.relay(a.conn, { type: 'error', v: 1, code: 'ERR_AUTH_FAILED', message: 'signature does not verify' });
-    bridge.extension.send({ type: 'agent_close', v: 1, conn: a.conn });
+    bridge.extension.relay(a.conn, { type: 'error', v: 2, code: 'ERR_AUTH_FAILED', message: 'signature does not verify' });
+    bridge.extension.send({ type: 'agent_close', v: 2, conn: a.conn });
     expect(await a.frames.nextOfType('error')).toMatchObject({ code: 'ERR_AUTH_FAILED' });
     await a.waitClosed();
     expect(await bridge.extension.frames.nextOfType('agent_disconnected')).toMatchObject({ conn: a.conn, reason: 'agent_close' });
-    b.send({ type: 'version_query', v: 1, id: 'q1' });
+    b.send({ type: 'version_query', v: 2, id: 'q1' });
     expect(await bridge.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === b.conn)).toBeTruthy();
   });
 
@@ -125,10 +125,10 @@ describe('relay', () => {
     bridge = await startInProcessBridge();
     const a = await agent();
     a.send({ ...approvalRequest('req_bad'), operation: { ...OPERATION, revision: 'not valid!' } });
-    expect(await a.frames.nextOfType('error')).toMatchObject({ v: 1, id: 'req_bad', code: 'ERR_OPERATION_INVALID', source: 'bridge' });
-    a.send({ type: 'hello', v: 2, versions: [2] });
-    expect(await a.frames.nextOfType('error')).toMatchObject({ code: 'ERR_PROTOCOL_VERSION' });
-    a.send({ type: 'decision', v: 1, id: 'x', status: 'approved', jws: 'a.b.c' });
+    expect(await a.frames.nextOfType('error')).toMatchObject({ v: 2, id: 'req_bad', code: 'ERR_OPERATION_INVALID', source: 'bridge' });
+    a.send({ type: 'hello', v: 1, versions: [1] }); // a protocol v1 agent
+    expect(await a.frames.nextOfType('error')).toMatchObject({ code: 'ERR_PROTOCOL_VERSION', source: 'bridge', supported_versions: [2] });
+    a.send({ type: 'decision', v: 2, id: 'x', status: 'approved', jws: 'a.b.c' });
     expect(await a.frames.nextOfType('error')).toMatchObject({ code: 'ERR_BRIDGE_MESSAGE_INVALID', id: 'x' });
     a.sendPayload(new Uint8Array([0xc3, 0x28]));
     expect(await a.frames.nextOfType('error')).toMatchObject({ code: 'ERR_FRAME_INVALID' });
@@ -152,7 +152,7 @@ describe('relay', () => {
     expect(await a.frames.nextOfType('error')).toMatchObject({ code: 'ERR_FRAME_TOO_LARGE', source: 'bridge' });
     await a.waitClosed();
     expect(await bridge.extension.frames.next((m) => m['type'] === 'agent_disconnected' && m['conn'] === a.conn)).toMatchObject({ reason: 'frame_error' });
-    b.send({ type: 'version_query', v: 1, id: 'still' });
+    b.send({ type: 'version_query', v: 2, id: 'still' });
     expect(await bridge.extension.frames.nextOfType('relay')).toMatchObject({ conn: b.conn });
   });
 
@@ -168,7 +168,7 @@ describe('relay', () => {
     bridge = await startInProcessBridge();
     const a = await agent();
     const prefix = `{"type":"relay","v":1,"conn":"${a.conn}","message":`;
-    const base = JSON.stringify({ type: 'outcome', v: 1, operation_id: 'op', revision: 'r', outcome: 'failed', detail: '' });
+    const base = JSON.stringify({ type: 'outcome', v: 2, id: 'o1', operation_id: 'op', revision: 'r', outcome: 'failed', detail: '' });
     // Pad with JSON whitespace (valid, and kept verbatim by the relay) to hit the limit exactly.
     const room = MAX_FRAME_BYTES - prefix.length - 1 - base.length;
     const fits = new TextEncoder().encode(base + ' '.repeat(room));
@@ -199,7 +199,7 @@ describe('shutdown', () => {
     const all = await Promise.all([agent(), agent(), agent()]);
     bridge.extension.end();
     for (const a of all) {
-      expect(await a.frames.nextOfType('companion_unavailable')).toEqual({ type: 'companion_unavailable', v: 1 });
+      expect(await a.frames.nextOfType('companion_unavailable')).toEqual({ type: 'companion_unavailable', v: 2 });
       await a.waitClosed();
     }
     expect(await bridge.exited).toBe(0);
@@ -220,7 +220,7 @@ describe('shutdown', () => {
 it('sends frames to the extension in native byte order with nothing else on stdout', async () => {
   bridge = await startInProcessBridge();
   const a = await agent();
-  a.send({ type: 'version_query', v: 1, id: 'q' });
+  a.send({ type: 'version_query', v: 2, id: 'q' });
   await bridge.extension.frames.nextOfType('relay');
   expect(bridge.extension.frames.errors).toEqual([]);
   expect(encodeFrame(new Uint8Array([1]), 'LE')[0]).toBe(1);

@@ -1,9 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { chmodSync, existsSync, mkdirSync, promises as fsp, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/bridge/log';
 import { listenAgentSocket, prepareSocketDir, probeSocket } from '../../src/bridge/socket';
+import { agentSocketPath } from '../../src/protocol/bridge';
 import { removeDir, tempDir } from './helpers';
 
 const dirs: string[] = [];
@@ -98,5 +100,80 @@ describe('listenAgentSocket', () => {
   it('probes a path with nothing there as absent', async () => {
     const p = socketPath();
     expect(await probeSocket(p)).toBe('absent');
+  });
+});
+
+/**
+ * A Windows named-pipe listener, simulated: records what listen is given and answers "busy"
+ * (EADDRINUSE: what libuv reports when the first pipe instance exists, ours or anyone's) as many
+ * times as told. Windows itself cannot run here; what can be checked is what the bridge asks of it.
+ */
+class SimulatedPipeServer extends EventEmitter {
+  readonly listened: unknown[] = [];
+  constructor(private busy: number) {
+    super();
+  }
+  listen(options: unknown): this {
+    this.listened.push(options);
+    setImmediate(() => {
+      if (this.busy-- > 0) this.emit('error', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }));
+      else this.emit('listening');
+    });
+    return this;
+  }
+}
+
+describe('listenAgentSocket on Windows (simulated)', () => {
+  const PIPE = agentSocketPath({ platform: 'win32', env: {}, uid: 0, username: 'Jane Doe', thumbprint: 'vsLAVcBec9S_ypx8huZjTqmt1xxSep2F33sUoSbaX90' });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  function fsCalls() {
+    return ['mkdir', 'lstat', 'chmod', 'unlink'].map((name) => vi.spyOn(fsp, name as 'mkdir'));
+  }
+
+  it('listens on the per-user pipe name, never granting Everyone access (readableAll/writableAll false), and touches no file', async () => {
+    expect(PIPE).toBe('\\\\.\\pipe\\countersign-jane_doe-vsLAVcBec9S_ypx8huZjTqmt1xxSep2F33sUoSbaX90');
+    const spies = fsCalls();
+    const server = new SimulatedPipeServer(0);
+    await listenAgentSocket(server as unknown as net.Server, { socketPath: PIPE, platform: 'win32', uid: 0, log: silentLogger });
+    expect(server.listened).toEqual([{ path: PIPE, readableAll: false, writableAll: false }]);
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('a pipe held by another process is never taken over: retried for the busy timeout, then ERR_SOCKET_IN_USE naming "another process"', async () => {
+    const spies = fsCalls();
+    const connect = vi.spyOn(net, 'connect');
+    const server = new SimulatedPipeServer(Infinity);
+    await expect(listenAgentSocket(server as unknown as net.Server, { socketPath: PIPE, platform: 'win32', uid: 0, log: silentLogger, busyTimeoutMs: 200, retryIntervalMs: 40 })).rejects.toMatchObject({
+      code: 'ERR_SOCKET_IN_USE',
+      message: expect.stringContaining('another bridge (or another process) holds'),
+    });
+    expect(server.listened.length).toBeGreaterThan(2);
+    for (const options of server.listened) expect(options).toEqual({ path: PIPE, readableAll: false, writableAll: false });
+    // No probing, no removal: a pipe leaves no file behind, so nothing is "stale" on Windows.
+    expect(connect).not.toHaveBeenCalled();
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('takes the pipe once the old bridge has left it (a browser restarting its host)', async () => {
+    const server = new SimulatedPipeServer(2);
+    await listenAgentSocket(server as unknown as net.Server, { socketPath: PIPE, platform: 'win32', uid: 0, log: silentLogger, busyTimeoutMs: 2000, retryIntervalMs: 10 });
+    expect(server.listened).toHaveLength(3);
+  });
+});
+
+describe('listenAgentSocket on Unix gives listen the same options', () => {
+  it('readableAll and writableAll are false (the socket is then made 0600)', async () => {
+    const p = path.join(tempDir('cs-sock-'), 'countersign', 'x.sock');
+    dirs.push(path.dirname(path.dirname(p)));
+    const server = net.createServer();
+    servers.push(server);
+    const listen = vi.spyOn(server, 'listen');
+    await listenAgentSocket(server, { socketPath: p, platform: 'linux', uid, log: silentLogger });
+    expect(listen).toHaveBeenCalledWith({ path: p, readableAll: false, writableAll: false });
+    expect(statSync(p).mode & 0o777).toBe(0o600);
   });
 });

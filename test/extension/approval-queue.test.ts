@@ -137,28 +137,26 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
     expect(pending.map((r) => [r.revision, r.previousKey])).toEqual([['rev2', approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1')]]);
   });
 
-  it('section 7: a new revision while the approved one has no known outcome is held, not prompted', async () => {
+  it('section 7: a new revision while the approved one has no known outcome is refused, and the refusal is its only answer', async () => {
     await queue.receive(agent, 'c1', request('rev1'));
     await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve');
-    await queue.sent(AGENT, 'exc_5Rt2', 'rev1');
-    await queue.outcome(AGENT, 'exc_5Rt2', 'rev1', 'unknown');
+    expect(await queue.sent(AGENT, 's1', 'exc_5Rt2', 'rev1')).toEqual({ type: 'ack', id: 's1', sent: true });
+    expect(await queue.outcome(AGENT, 'o1', 'exc_5Rt2', 'rev1', 'unknown')).toEqual({ type: 'ack', id: 'o1' });
     const reply = await queue.receive(agent, 'c1', request('rev2'));
     expect(reply).toMatchObject({ type: 'error', code: 'ERR_OUTCOME_PENDING' });
+    // Nothing is kept: no prompt now, none later when the outcome becomes known.
+    expect(await store.all()).toHaveLength(1);
+    await queue.outcome(AGENT, 'o2', 'exc_5Rt2', 'rev1', 'failed');
     expect(await store.byState('pending')).toHaveLength(0);
-    expect((await store.byState('held')).map((r) => r.revision)).toEqual(['rev2']);
   });
 
-  it('section 7: when the first outcome is "failed" the held revision is released; "performed" retires it', async () => {
+  it('section 7: once the first outcome is "failed", asking about the next revision prompts', async () => {
     await queue.receive(agent, 'c1', request('rev1'));
     await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1'), 'approve');
-    await queue.receive(agent, 'c1', request('rev2'));
-    await queue.outcome(AGENT, 'exc_5Rt2', 'rev1', 'failed');
+    expect(await queue.receive(agent, 'c1', request('rev2'))).toMatchObject({ code: 'ERR_OUTCOME_PENDING' });
+    await queue.outcome(AGENT, 'o1', 'exc_5Rt2', 'rev1', 'failed');
+    expect(await queue.receive(agent, 'c1', request('rev2'))).toBeNull();
     expect((await store.byState('pending')).map((r) => r.revision)).toEqual(['rev2']);
-
-    await queue.decide(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev2'), 'approve');
-    await queue.receive(agent, 'c1', request('rev3'));
-    await queue.outcome(AGENT, 'exc_5Rt2', 'rev2', 'performed');
-    expect((await store.get(approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev3')))?.state).toBe('superseded');
   });
 
   it('section 3 "Expiry": an expired revision cannot be approved', async () => {
@@ -188,17 +186,21 @@ describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
     await queue.receive(agent, 'c1', request());
     const key = approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1');
     await queue.decide(key, 'approve');
-    await queue.withdraw(key);
+    expect((await queue.withdraw(key)).tooLate).toBe(false);
     expect(sent.at(-1)).toEqual(['c1', { type: 'withdrawn', operation_id: 'exc_5Rt2', revision: 'rev1' }]);
-    expect(await queue.sent(AGENT, 'exc_5Rt2', 'rev1')).toMatchObject({ type: 'error', code: 'ERR_NOT_ALLOWED' });
+    expect(await queue.sent(AGENT, 's1', 'exc_5Rt2', 'rev1')).toMatchObject({ type: 'error', id: 's1', code: 'ERR_TOO_LATE' });
   });
 
   it('once the agent has sent it, the approval can no longer be withdrawn', async () => {
     await queue.receive(agent, 'c1', request());
     const key = approvalKey(AGENT, 'https://stormline.example', 'exc_5Rt2', 'rev1');
     await queue.decide(key, 'approve');
-    expect(await queue.sent(AGENT, 'exc_5Rt2', 'rev1')).toBeNull();
-    await expect(queue.withdraw(key)).rejects.toMatchObject({ code: 'ERR_INPUT_INVALID' });
+    expect(await queue.sent(AGENT, 's1', 'exc_5Rt2', 'rev1')).toEqual({ type: 'ack', id: 's1', sent: true });
+    // Too late: recorded, the item keeps its state, and its outcome is still recorded.
+    expect(await queue.withdraw(key)).toMatchObject({ tooLate: true, record: { state: 'sent' } });
+    expect((await store.auditLog()).some((e) => e.kind === 'withdraw-too-late')).toBe(true);
+    expect(await queue.outcome(AGENT, 'o1', 'exc_5Rt2', 'rev1', 'performed')).toEqual({ type: 'ack', id: 'o1' });
+    expect((await store.get(key))?.state).toBe('performed');
   });
 
   it('a flood from one agent is throttled and reported, not shown as a hundred prompts', async () => {

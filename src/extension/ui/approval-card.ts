@@ -13,8 +13,8 @@ export type Translate = (key: string, substitutions?: string | string[]) => stri
 
 /**
  * Builds the body of the approval window for one revision. Company text reaches the DOM only
- * as text nodes, except the summary, which goes through the summary pipeline (DESIGN.md;
- * spec section 3 "Formatting" and section 8).
+ * as text nodes, except the summary, which goes through the summary pipeline (spec section 3
+ * "Formatting" and section 8).
  */
 /** Makes elements whose text is set as text, never as HTML: every Company string in the window goes through it. */
 export function textElements(doc: Document) {

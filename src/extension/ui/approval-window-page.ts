@@ -255,7 +255,7 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
 
   approve.addEventListener('click', (event) => {
     const view = current();
-    // Only a real click by the person counts (issue 5); scripted clicks are not trusted.
+    // Only a real click by the person counts; scripted clicks (isTrusted false) are not trusted.
     if (!view || !event.isTrusted || approve.disabled) return;
     const shownFor = gate.shownFor(Date.now());
     if (!gate.fire(Date.now())) return;
@@ -277,7 +277,11 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
   });
   withdraw.addEventListener('click', (event) => {
     const view = current();
-    if (view && event.isTrusted) void send({ type: 'countersign/withdraw', key: view.key, trusted: true });
+    if (!view || !event.isTrusted) return;
+    void send({ type: 'countersign/withdraw', key: view.key, trusted: true }).then((answer: unknown) => {
+      // The agent's "sent" arrived first: the approval may already be at the Company. Say so.
+      if ((answer as { tooLate?: boolean } | undefined)?.tooLate) status.textContent = t('withdrawTooLate');
+    });
   });
   const move = (step: number) => {
     const items = snapshot?.active ?? [];

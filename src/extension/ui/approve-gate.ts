@@ -2,7 +2,7 @@ import { APPROVE_DELAY_MS } from '../constants';
 
 /**
  * Approve counts only after the window has been visible and focused for a moment, and the
- * moment starts over on every refocus (issue 5): a click meant for another window, or a
+ * moment starts over on every refocus: a click meant for another window, or a
  * window that pops up under the pointer, must not approve anything.
  */
 export class ApproveGate {

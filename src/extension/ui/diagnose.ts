@@ -10,10 +10,12 @@ export interface Diagnosis {
 }
 
 /**
- * What is wrong with the connection, in the person's words, each with its fix (issue 5 "Popup").
- * The browser's own error strings are the evidence (../shared/notes/chromium-recipe.md lists
- * them: "not found" for a missing or relative manifest, "forbidden" for allowed_origins,
- * "exited" for a launcher that cannot run).
+ * What is wrong with the connection, in the person's words, each with its fix (shown in the toolbar
+ * popup). The browser's own error strings are the evidence. Chromium says "Specified native
+ * messaging host not found." for a missing manifest, a relative `path` or an origin without its
+ * trailing `/`; "Access to the specified native messaging host is forbidden." when
+ * allowed_origins does not name this extension; "Native host has exited." when the launcher
+ * cannot run or the host crashed.
  */
 export function diagnose(snapshot: Snapshot): Diagnosis[] {
   const out: Diagnosis[] = [];

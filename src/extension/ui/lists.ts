@@ -15,6 +15,7 @@ export const STATE_MESSAGE: Record<ApprovalView['state'], string> = {
   withdrawn: 'stateWithdrawn',
   expired: 'stateExpired',
   superseded: 'stateSuperseded',
+  cancelled: 'stateCancelled',
 };
 
 /**
