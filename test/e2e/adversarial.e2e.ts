@@ -138,6 +138,7 @@ test('a pairing flood from a hostile process: capped, while the paired agent kee
   const flood = await h.next();
   expect(flood.event).toBe('flood');
   expect(flood.offered).toBe(3);
+  // Refused by the bridge (at most 8 untrusted connections) or by the extension (3 pairings waiting).
   expect(flood.refused).toEqual(Array(9).fill('ERR_THROTTLED'));
   const op = jacketOperation('rev1', 10 * 60_000, { operation_id: freshId() });
   const pending = ask(desk, op);

@@ -162,8 +162,8 @@ test('malformed messages on the socket get typed errors and change nothing', asy
   const { replies } = raw;
   const frame = raw.send;
   frame('{not json');
-  frame(JSON.stringify({ type: 'approval_request', v: 1, id: 'x1', nonce: 'short', company: STORMLINE, operation: { operation_id: 'bad id' } }));
-  frame(JSON.stringify({ type: 'approval_request', v: 1, id: 'x2', nonce: 'A'.repeat(43), company: STORMLINE, operation: jacketOperation(), request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }));
+  frame(JSON.stringify({ type: 'approval_request', v: 2, id: 'x1', nonce: 'short', company: STORMLINE, operation: { operation_id: 'bad id' } }));
+  frame(JSON.stringify({ type: 'approval_request', v: 2, id: 'x2', nonce: 'A'.repeat(43), company: STORMLINE, operation: jacketOperation(), request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }));
   await expect.poll(() => replies.filter((r) => (r as { type: string }).type === 'error').length).toBeGreaterThanOrEqual(3);
   const codes = replies.filter((r) => (r as { type: string }).type === 'error').map((r) => (r as { code: string }).code);
   expect(codes).toContain('ERR_FRAME_INVALID');

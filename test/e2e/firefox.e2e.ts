@@ -113,7 +113,7 @@ test('Firefox: an unpaired agent is refused with a typed error', async () => {
 test('Firefox: malformed messages get typed errors', async () => {
   const raw = await rawSocket(await stack.socket());
   raw.send('{not json');
-  raw.send(JSON.stringify({ type: 'approval_request', v: 1, id: 'x2', nonce: 'A'.repeat(43), company: STORMLINE, operation: jacketOperation(), request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }));
+  raw.send(JSON.stringify({ type: 'approval_request', v: 2, id: 'x2', nonce: 'A'.repeat(43), company: STORMLINE, operation: jacketOperation(), request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }));
   await expect.poll(() => raw.replies.filter((r) => (r as { type: string }).type === 'error').length).toBeGreaterThanOrEqual(2);
   const codes = raw.replies.filter((r) => (r as { type: string }).type === 'error').map((r) => (r as { code: string }).code);
   expect(codes).toEqual(expect.arrayContaining(['ERR_FRAME_INVALID', 'ERR_AUTH_FAILED']));

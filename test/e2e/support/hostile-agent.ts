@@ -40,13 +40,15 @@ try {
       say({ event: 'refused', code: codeOf(error) });
     }
   } else if (mode === 'flood') {
-    const agents = await Promise.all(Array.from({ length: Number(arg) }, (_, i) => connect(`Flood ${i}`)));
+    // The bridge admits only a few connections that are not yet trusted; the extension only a few pairings.
+    const connected = await Promise.allSettled(Array.from({ length: Number(arg) }, (_, i) => connect(`Flood ${i}`)));
+    const agents = connected.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     open.push(...agents);
     const results = await Promise.allSettled(agents.map((a) => a.pair()));
     say({
       event: 'flood',
       offered: results.filter((r) => r.status === 'fulfilled').length,
-      refused: results.flatMap((r) => (r.status === 'rejected' ? [codeOf(r.reason)] : [])),
+      refused: [...connected, ...results].flatMap((r) => (r.status === 'rejected' ? [codeOf(r.reason)] : [])),
     });
   } else {
     say({ event: 'error', message: `unknown mode ${mode}` });
