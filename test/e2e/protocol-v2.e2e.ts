@@ -166,3 +166,32 @@ test('after a browser restart every stored prompt shows its agent disconnected u
   await window.locator('#decline').click();
   expect((await again).status).toBe('declined');
 });
+
+test('while an approval waits, a repaired bridge is reached within seconds, not after a 30 s backoff', async () => {
+  const { rename } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const id = `exc_v2_${++counter}`;
+  const op = jacketOperation('rev1', 10 * 60_000, { operation_id: id });
+  const pending = ask(agent, op);
+  const page = await stack.approvalWindow();
+  await painted(page, id);
+  // The bridge breaks: its host manifest is gone and the running one is killed. Every reconnect
+  // fails for 20 s, long enough for a plain backoff (0.5 s doubling) to have grown to 16 s.
+  const manifest = join(stack.profile, 'NativeMessagingHosts', 'dev.countersign.bridge.json');
+  await rename(manifest, `${manifest}.away`);
+  stack.killBridge();
+  await expect(page.locator('#bridge-down')).toBeVisible();
+  await page.waitForTimeout(20_000);
+  await rename(`${manifest}.away`, manifest);
+  const repairedAt = Date.now();
+  await expect(page.locator('#bridge-down')).toBeHidden({ timeout: 10_000 });
+  // Capped at 2 s while someone waits (plus the bridge's own start).
+  expect(Date.now() - repairedAt).toBeLessThan(5_000);
+  expect((await pending).status).toBe('unavailable');
+  await agent.close();
+  agent = await stack.agent('Desk agent');
+  const again = ask(agent, op);
+  await painted(page, id);
+  await page.locator('#decline').click();
+  expect((await again).status).toBe('declined');
+});
