@@ -169,10 +169,13 @@ export function startBackground(): void {
   }
 
   async function announce(): Promise<void> {
+    // The window first: it is what the person waits for. The reads for the notification overlap it.
+    const shown = showApprovalWindow();
     const s = await init();
-    const newest = (await s.store.byState('pending')).sort((a, b) => b.createdAt - a.createdAt)[0];
-    await showApprovalWindow();
-    if (newest && (await settings()).notifications) {
+    const [pending, current] = await Promise.all([s.store.byState('pending'), settings()]);
+    await shown;
+    const newest = pending.sort((a, b) => b.createdAt - a.createdAt)[0];
+    if (newest && current.notifications) {
       // The notification names the Company only; the terms are shown in the trusted window.
       await browser.notifications
         .create('countersign-approval', {
