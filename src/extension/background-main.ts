@@ -145,7 +145,20 @@ export function startBackground(): void {
     };
   }
 
+  /**
+   * A snapshot made ahead, for the window about to open: built while the browser creates the
+   * window, so the page gets it the moment it connects. Valid only for the version of the state it
+   * was made at; every change (which always schedules a broadcast) makes it stale.
+   */
+  let stateVersion = 0;
+  let prepared: { version: number; snapshot: Promise<Snapshot> } | null = null;
+  function preparedSnapshot(): Promise<Snapshot> {
+    if (prepared?.version !== stateVersion) prepared = { version: stateVersion, snapshot: snapshot() };
+    return prepared.snapshot;
+  }
+
   function scheduleBroadcast(): void {
+    stateVersion += 1;
     if (broadcastTimer) return;
     broadcastTimer = setTimeout(() => {
       broadcastTimer = null;
@@ -171,6 +184,7 @@ export function startBackground(): void {
   async function announce(): Promise<void> {
     // The window first: it is what the person waits for. The reads for the notification overlap it.
     const shown = showApprovalWindow();
+    void preparedSnapshot();
     const s = await init();
     const [pending, current] = await Promise.all([s.store.byState('pending'), settings()]);
     await shown;
@@ -201,7 +215,7 @@ export function startBackground(): void {
     pagePorts.add(port);
     port.onDisconnect.addListener(() => pagePorts.delete(port));
     void init().then((s) => s.port.nudge());
-    void snapshot().then((snap) => port.postMessage({ snapshot: snap }));
+    void preparedSnapshot().then((snap) => port.postMessage({ snapshot: snap }));
   });
 
   browser.runtime.onMessage.addListener((raw: unknown, sender) => {
