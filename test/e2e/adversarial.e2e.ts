@@ -2,7 +2,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
-import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import { Stack, jacketOperation, snapshotOf, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import type { Companion } from '../../src/agent/index.ts';
 
 /**
@@ -69,18 +69,12 @@ async function mouseClick(page: Page, selector: string): Promise<void> {
 }
 
 async function pairedAgents(page: Page): Promise<Array<{ name: string; revokedAt?: number }>> {
-  return page.evaluate(async () => {
-    const snap = await (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<{ agents: Array<{ name: string; revokedAt?: number }> }> } } }).chrome.runtime.sendMessage({ type: 'countersign/snapshot' });
-    return snap.agents;
-  });
+  return (await snapshotOf(page)).agents;
 }
 
 /** The Companies of the items the window holds for one operation ID (read from the background's snapshot). */
 async function activeOrigins(page: Page, operationId: string): Promise<string[]> {
-  return page.evaluate(async (id) => {
-    const snap = await (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<{ active: Array<{ state: string; company: { origin: string }; operation: { operation_id: string } }> }> } } }).chrome.runtime.sendMessage({ type: 'countersign/snapshot' });
-    return snap.active.filter((v) => v.operation.operation_id === id && v.state === 'pending').map((v) => v.company.origin).sort();
-  }, operationId);
+  return (await snapshotOf(page)).active.filter((v) => v.operation.operation_id === operationId && v.state === 'pending').map((v) => v.company.origin).sort();
 }
 
 test('finding 1: a process named like a paired agent is refused before the person is asked', async () => {

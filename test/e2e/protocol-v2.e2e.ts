@@ -1,5 +1,5 @@
 import { test, expect, type Page } from '@playwright/test';
-import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import { Stack, jacketOperation, pageMessage, snapshotOf, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import type { ApprovalResult, Companion } from '../../src/agent/index.ts';
 
 /**
@@ -77,16 +77,10 @@ test('sent first: a withdrawal is too late, the window says so, and the outcome 
   if (result.status !== 'approved') throw new Error(result.status);
   expect(await agent.markSent(result.approval)).toBe(true);
   // The person's Withdraw as the window sends it, arriving after the agent's "sent".
-  const answer = await page.evaluate(async (key) => {
-    const chrome = (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).chrome;
-    return chrome.runtime.sendMessage({ type: 'countersign/withdraw', key, trusted: true });
-  }, await page.locator('#content').getAttribute('data-painted-key'));
+  const answer = await pageMessage(page, { type: 'countersign/withdraw', key: await page.locator('#content').getAttribute('data-painted-key'), trusted: true });
   expect(answer).toEqual({ ok: true, tooLate: true });
   expect(await agent.reportOutcome({ ...result.approval, outcome: 'performed' })).toBe(true);
-  const history = await page.evaluate(async () => {
-    const chrome = (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<Array<{ state: string; operation: { operation_id: string } }>> } } }).chrome;
-    return chrome.runtime.sendMessage({ type: 'countersign/history', query: '', limit: 50 });
-  });
+  const history = await pageMessage<Array<{ state: string; operation: { operation_id: string } }>>(page, { type: 'countersign/history', query: '', limit: 50 });
   expect(history.find((v) => v.operation.operation_id === id)?.state).toBe('performed');
 });
 
@@ -100,11 +94,7 @@ test('cancel: the request is answered "cancelled"; asking the same revision agai
   controller.abort(new Error('the user closed the chat'));
   await expect(first).rejects.toThrow('the user closed the chat');
   // The prompt is closed: the window no longer holds it.
-  const held = () =>
-    page.evaluate(async (opId) => {
-      const chrome = (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<{ active: Array<{ operation: { operation_id: string } }> }> } } }).chrome;
-      return (await chrome.runtime.sendMessage({ type: 'countersign/snapshot' })).active.filter((v) => v.operation.operation_id === opId).length;
-    }, id);
+  const held = async () => (await snapshotOf(page)).active.filter((v) => v.operation.operation_id === id).length;
   await expect.poll(held).toBe(0);
   const again = ask(agent, op);
   await painted(page, id);
@@ -126,11 +116,7 @@ test('a burst: 4 agents ask 25 each at once; one window, nobody past the limit o
     )),
   );
   const page = await stack.approvalWindow();
-  const pendingCount = () =>
-    page.evaluate(async () => {
-      const chrome = (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<{ active: Array<{ state: string }> }> } } }).chrome;
-      return (await chrome.runtime.sendMessage({ type: 'countersign/snapshot' })).active.filter((v) => v.state === 'pending').length;
-    });
+  const pendingCount = async () => (await snapshotOf(page)).active.filter((v) => v.state === 'pending').length;
   await expect.poll(pendingCount, { timeout: 20_000 }).toBe(80);
   // Every ask past the limit is answered at once; only then does the person decline the rest.
   await expect.poll(() => refused, { timeout: 20_000 }).toBe(20);

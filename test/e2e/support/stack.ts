@@ -156,6 +156,24 @@ export async function connectAgent(root: string, env: StackEnv, name: string, co
   });
 }
 
+/** A page message from one of the extension's own pages (the background answers only those). */
+export function pageMessage<T>(page: Page, message: Record<string, unknown>): Promise<T> {
+  return page.evaluate(
+    (m) => (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).chrome.runtime.sendMessage(m),
+    message,
+  ) as Promise<T>;
+}
+
+/** What the background shows its pages now (read from IndexedDB): the parts the tests look at. */
+export interface SnapshotSeen {
+  active: Array<{ key: string; state: string; company: { name: string; origin: string }; operation: { operation_id: string; revision: string } }>;
+  agents: Array<{ name: string; fingerprint: string; revokedAt?: number }>;
+}
+
+export function snapshotOf(page: Page): Promise<SnapshotSeen> {
+  return pageMessage<SnapshotSeen>(page, { type: 'countersign/snapshot' });
+}
+
 /** Writes raw frames to the agent socket and collects what comes back (for malformed-input tests). */
 export async function rawSocket(socketPath: string): Promise<{ send(text: string): void; replies: unknown[]; close(): void }> {
   const { createConnection } = await import('node:net');
