@@ -127,14 +127,10 @@ export class AgentSessions {
 
   /** The agent's connection closed: after its messages already queued (they were sent before it left). */
   disconnected(conn: string): Promise<void> {
-    const previous = this.queues.get(conn) ?? Promise.resolve();
-    const run = previous.then(() => this.forget(conn));
-    this.queues.set(conn, run.catch(() => undefined));
-    return run;
+    return this.enqueue(conn, () => this.forget(conn));
   }
 
   private async forget(conn: string): Promise<void> {
-    this.queues.delete(conn);
     this.connections.delete(conn);
     let changed = false;
     for (const [id, p] of this.pairings) {
@@ -162,8 +158,12 @@ export class AgentSessions {
    * messages. Resolves when it has been handled. Bad input gets a typed error and changes nothing.
    */
   receive(conn: string, raw: unknown): Promise<void> {
-    const previous = this.queues.get(conn) ?? Promise.resolve();
-    const run = previous.then(() => this.handleRaw(conn, raw));
+    return this.enqueue(conn, () => this.handleRaw(conn, raw));
+  }
+
+  /** Runs `work` after everything already queued for `conn`; the queue is dropped once it drains. */
+  private enqueue(conn: string, work: () => Promise<void>): Promise<void> {
+    const run = (this.queues.get(conn) ?? Promise.resolve()).then(work);
     const tail = run.catch(() => undefined);
     this.queues.set(conn, tail);
     void tail.then(() => {

@@ -402,8 +402,8 @@ export class ApprovalQueue {
 
   /** The bridge restarted: every connection id it gave is void. */
   async allDisconnected(): Promise<void> {
-    for (const record of await this.deps.store.inStates(['pending', 'held', 'approved', 'sent', 'unknown'])) {
-      if (record.conn !== null || record.agentConnected) await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
+    for (const record of await this.deps.store.withConnection()) {
+      await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
     }
     this.deps.changed('update');
   }

@@ -180,9 +180,12 @@ export class Store {
     return out;
   }
 
-  /** Connection ids are only meaningful to the bridge that gave them. */
+  /**
+   * Open records still tied to an agent connection, or still shown as connected. Connection ids
+   * are only meaningful to the bridge that gave them, so these are what a disconnect must clear.
+   */
   async withConnection(): Promise<ApprovalRecord[]> {
-    return (await this.inStates(['pending', 'held', 'approved', 'sent', 'unknown'])).filter((r) => r.conn !== null);
+    return (await this.inStates(['pending', 'held', 'approved', 'sent', 'unknown'])).filter((r) => r.conn !== null || r.agentConnected);
   }
 
   /** Adds a new revision; refuses to overwrite one that exists (idempotent re-asks are the caller's). */

@@ -4,22 +4,8 @@
  * section 5: the Personal Agent points out any difference between the summary and the terms.
  */
 import { describe, expect, it } from 'vitest';
-import { reviewOperation, reviewTerms, type CheckCode, type ReviewFinding } from '../../src/review/index.ts';
-
-const SUMMARY =
-  'Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), for $70.00 more, charged to the card used for the order.';
-const TERMS = {
-  order_id: 'ord_7Hk2',
-  item_id: 'itm_4Qa',
-  replacement_sku: 'stormline-insulated-m',
-  price_difference: { amount: '70.00', currency: 'USD' },
-};
-const REQUEST = { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-m', order_id: 'ord_7Hk2' };
-const T700 = { ...TERMS, price_difference: { amount: '700.00', currency: 'USD' } };
-
-const codes = (findings: ReviewFinding[], severity = 'danger') => findings.filter((f) => f.severity === severity).map((f) => f.code);
-const checked = (summary: string, terms?: Record<string, unknown>, request?: Record<string, unknown>): CheckCode[] =>
-  reviewOperation({ summary, terms, request }).checked.map((c) => c.code);
+import { reviewTerms } from '../../src/review/index.ts';
+import { REQUEST, SUMMARY, T700, checked, codes } from '../review/seed-exchange.ts';
 
 describe('finding 3: a summary that states the amount somewhere and still misleads', () => {
   it('finding 3: bold "Free exchange. You pay $0.00." with "Ref 700.00 USD" in a list', () => {

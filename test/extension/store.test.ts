@@ -103,3 +103,37 @@ describe('extension store (issue 5: state survives a worker stop)', () => {
     s.close();
   });
 });
+
+describe('extension store, version 1 to version 2 (approval keys gain the Company origin)', () => {
+  it('re-keys every version 1 record, keeps the links between revisions, and the new indexes find them', async () => {
+    const { openDB } = await import('idb');
+    const name = `countersign-v1-${++dbCount}`;
+    // The version 1 layout, as 0.1 created it: keys without the origin, a two-part operation index.
+    const v1 = await openDB(name, 1, {
+      upgrade(db) {
+        const approvals = db.createObjectStore('approvals', { keyPath: 'key' });
+        approvals.createIndex('by-state', 'state');
+        approvals.createIndex('by-operation', ['agent', 'operationId']);
+        approvals.createIndex('by-updated', 'updatedAt');
+        db.createObjectStore('agents', { keyPath: 'thumbprint' });
+        db.createObjectStore('keys', { keyPath: 'name' });
+        db.createObjectStore('audit', { keyPath: 'id', autoIncrement: true });
+      },
+    });
+    const first = record({ key: 'agentA exc_5Rt2 rev1', revision: 'rev1', state: 'superseded' });
+    const second = record({ key: 'agentA exc_5Rt2 rev2', revision: 'rev2', previousKey: 'agentA exc_5Rt2 rev1' });
+    await v1.put('approvals', first);
+    await v1.put('approvals', second);
+    v1.close();
+
+    const s = await Store.open(name);
+    const newFirst = approvalKey('agentA', 'https://stormline.example', 'exc_5Rt2', 'rev1');
+    const newSecond = approvalKey('agentA', 'https://stormline.example', 'exc_5Rt2', 'rev2');
+    expect((await s.all()).map((r) => r.key).sort()).toEqual([newFirst, newSecond].sort());
+    expect((await s.get(newSecond))?.previousKey).toBe(newFirst);
+    expect((await s.byState('pending')).map((r) => r.key)).toEqual([newSecond]);
+    expect((await s.byOperation('agentA', 'https://stormline.example', 'exc_5Rt2')).map((r) => r.revision).sort()).toEqual(['rev1', 'rev2']);
+    expect((await s.byRevision('agentA', 'exc_5Rt2', 'rev2')).map((r) => r.key)).toEqual([newSecond]);
+    s.close();
+  });
+});

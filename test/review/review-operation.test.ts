@@ -4,22 +4,8 @@
  * review's four summaries are in test/adversarial/misleading-money.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { moneyDirection, reviewOperation, reviewTerms, type CheckCode, type ReviewFinding } from '../../src/review/index.ts';
-
-const SUMMARY =
-  'Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), for $70.00 more, charged to the card used for the order.';
-const TERMS = {
-  order_id: 'ord_7Hk2',
-  item_id: 'itm_4Qa',
-  replacement_sku: 'stormline-insulated-m',
-  price_difference: { amount: '70.00', currency: 'USD' },
-};
-const REQUEST = { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-m', order_id: 'ord_7Hk2' };
-const T700 = { ...TERMS, price_difference: { amount: '700.00', currency: 'USD' } };
-
-const codes = (findings: ReviewFinding[], severity = 'danger') => findings.filter((f) => f.severity === severity).map((f) => f.code);
-const checked = (summary: string, terms?: Record<string, unknown>, request?: Record<string, unknown>, options = {}): CheckCode[] =>
-  reviewOperation({ summary, terms, request }, options).checked.map((c) => c.code);
+import { moneyDirection, reviewOperation } from '../../src/review/index.ts';
+import { REQUEST, SUMMARY, TERMS, checked, codes } from './seed-exchange.ts';
 
 describe('reviewOperation', () => {
   it("finds nothing in the seed's exchange and says what it checked", () => {
