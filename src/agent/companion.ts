@@ -4,6 +4,7 @@ import { BRIDGE_PROTOCOL_VERSION, approvalRequestMessage, parseBridgeMessage, ra
 import type { Approval } from '../protocol/approval';
 import { CountersignError } from '../protocol/errors';
 import { keyFingerprint } from '../protocol/fingerprint';
+import { summaryTooLong } from '../protocol/operation';
 import { deliverOutcomes, markSent as markApprovalSent, reportOutcome as deliverReport } from './acknowledgements';
 import { epochMs, fly, fromJournal } from './approval-flight';
 import { CompanionState, inputError, unavailable } from './companion-state';
@@ -216,12 +217,17 @@ export class Companion extends EventEmitter<CompanionEvents> {
    * `withdrawn` come from the extension; `unavailable` when it or the bridge went away.
    * Throws CountersignError: ERR_AGENT_NOT_PAIRED (pair first), ERR_AGENT_REVOKED,
    * ERR_OUTCOME_PENDING (section 7), ERR_DECISION_* (a decision that does not verify: never an
-   * approval), ERR_INPUT_INVALID / ERR_OPERATION_INVALID (bad input). Aborting `signal` cancels
+   * approval), ERR_SUMMARY_TOO_LONG (a summary over MAX_SUMMARY_LENGTH, refused before anything
+   * is sent), ERR_INPUT_INVALID / ERR_OPERATION_INVALID (bad input). Aborting `signal` cancels
    * the prompt and rejects with the signal's reason.
    */
   async requestApproval(input: RequestApprovalInput): Promise<ApprovalResult> {
     const signal = input.signal;
     signal?.throwIfAborted();
+    // First, whatever else is wrong: the extension could never show this summary, so the caller
+    // learns exactly that (with the length) and the request never leaves this process.
+    const tooLong = summaryTooLong(input.operation, 'requestApproval.operation');
+    if (tooLong) throw tooLong;
     const state = this.state;
     const journal = state.journal;
     const id = state.newId('a');

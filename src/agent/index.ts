@@ -23,6 +23,8 @@ export { JOURNAL_FILE, OUTCOMES, type Outcome } from './journal';
 
 // What the caller needs around an approval, from the protocol layer, so one import suffices.
 export { CountersignError, isCountersignError, type ErrorCode } from '../protocol/errors';
+// The longest summary requestApproval sends: above it, ERR_SUMMARY_TOO_LONG and nothing is sent.
+export { MAX_SUMMARY_LENGTH } from '../protocol/limits';
 export type { DecisionClaims } from '../protocol/decision';
 // What the person compares: the code they type into Countersign, and the agent's key fingerprint.
 export { formatPairingCode, keyFingerprint } from '../protocol/fingerprint';

@@ -19,17 +19,28 @@ import {
   type Detection,
   type ProcessInfo,
 } from './browsers';
-import { CHROMIUM_ID_PATTERN, FIREFOX_ID_PATTERN, batQuote, parseLauncher, readRecord, shellQuote, type InstallRecord } from './install';
+import {
+  BUNDLE_COPY_NAME,
+  CHROMIUM_ID_PATTERN,
+  FIREFOX_ID_PATTERN,
+  LAUNCHER_NAME,
+  batQuote,
+  parseLauncher,
+  readRecord,
+  shellQuote,
+  type InstallRecord,
+} from './install';
 import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../extension/manifest-key';
 import type { SystemContext } from './system';
 
 /**
  * `countersign-bridge doctor`: checks each browser's host registration the way the browser will
- * use it, and for each problem says what is wrong, what the browser reports for it (its messages
- * mislead: a relative `path` or an origin without its trailing `/` is reported as "Specified
- * native messaging host not found.") and the command that fixes it. Also: Snap
- * and Flatpak browsers, browsers running with a custom profile folder, and the agent sockets of
- * the bridges running now (one per extension key).
+ * use it, and for each problem says what is wrong, what that browser reports for it (in its own
+ * words, which mislead: Chromium reports a relative `path` as "Specified native messaging host not
+ * found.", Firefox reports nearly everything as "No such native application") and the command
+ * that fixes it. Also: whether the launcher is this installation's, Snap and Flatpak browsers,
+ * browsers running with a custom profile folder, and the agent sockets of the bridges running now
+ * (one per extension key).
  */
 
 export type Severity = 'ok' | 'info' | 'warn' | 'error' | 'skip';
@@ -61,6 +72,36 @@ interface Check {
   flatpakApp?: string;
   /** Why this browser is checked: how it was found, or that install or the person named it. */
   reason: Detection['kind'] | 'recorded' | 'running' | 'named' | 'flatpak' | 'flatpak-data' | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What each browser shows the extension (runtime.lastError, or the port's error)
+
+/** The kinds of broken registration a browser tells apart, if it tells them apart at all. */
+export type BrowserProblem = 'not-found' | 'forbidden' | 'failed-to-start';
+
+/**
+ * Each browser family's own words for each problem. The person compares them with what the popup
+ * or the browser console showed, so a finding must never quote another browser's text. Firefox
+ * has one message for a missing or invalid manifest, a manifest that does not allow the add-on
+ * and a relative `path`.
+ */
+export const BROWSER_REPORTS: Readonly<Record<'chromium' | 'firefox', Readonly<Record<BrowserProblem, string>>>> = {
+  chromium: {
+    'not-found': 'Specified native messaging host not found.',
+    forbidden: 'Access to the specified native messaging host is forbidden.',
+    'failed-to-start': 'Native host has exited.',
+  },
+  firefox: {
+    'not-found': `No such native application ${NATIVE_HOST_NAME}`,
+    forbidden: `No such native application ${NATIVE_HOST_NAME}`,
+    'failed-to-start': 'An unexpected error occurred',
+  },
+};
+
+/** `the browser reports "…"`, in the words of `browser`'s family. */
+function reports(browser: BrowserId, problem: BrowserProblem): string {
+  return `the browser reports "${BROWSER_REPORTS[browserFamily(browser)][problem]}"`;
 }
 
 function quoteFor(ctx: SystemContext, parts: readonly string[]): string {
@@ -210,11 +251,55 @@ function flatpakFinding(ctx: SystemContext, check: Check, launcher: string, run:
     return {
       ...base,
       severity: 'error',
-      message: `${check.browser} runs in a Flatpak sandbox (${appId}) that cannot reach ${what.join(', ')}; the browser reports "Native host has exited." (or agents find no socket)`,
+      message: `${check.browser} runs in a Flatpak sandbox (${appId}) that cannot reach ${what.join(', ')}; ${reports(check.browser, 'failed-to-start')} (or agents find no socket)`,
       fix: flatpakOverrideCommand(appId, needed),
     };
   }
   return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Is the launcher this installation's?
+
+/** The launcher install writes for this user: the one the record names, else where install would put it. */
+function ownLauncher(ctx: SystemContext, record: InstallRecord | undefined): string {
+  return record?.launcher ?? pathApi(ctx.platform).join(dataDir(ctx), ctx.platform === 'win32' ? LAUNCHER_NAME.win32 : LAUNCHER_NAME.unix);
+}
+
+/**
+ * The bundles this installation's launcher may run: the copy install makes, or (install --link)
+ * the program running now. From source the program is main.ts, and --link points at the build
+ * output two folders up, the bundle main.ts itself picks.
+ */
+function ownBundles(ctx: SystemContext, options: DoctorOptions, record: InstallRecord | undefined): string[] {
+  const p = pathApi(ctx.platform);
+  const out = [p.join(dataDir(ctx), BUNDLE_COPY_NAME)];
+  if (record?.bundle !== undefined) out.push(record.bundle);
+  const script = options.selfCommand[options.selfCommand.length - 1];
+  if (script !== undefined && p.isAbsolute(script)) {
+    out.push(script);
+    if (!script.endsWith('.mjs')) out.push(p.resolve(p.dirname(script), '..', '..', 'dist', BUNDLE_COPY_NAME));
+  }
+  return [...new Set(out.map((b) => p.normalize(b)))];
+}
+
+/** ", which runs …": what a launcher that is not ours would start, so the person recognizes it. */
+function describeRun(ctx: SystemContext, launcher: string): string {
+  let text: string;
+  try {
+    text = ctx.fs.readText(launcher);
+  } catch {
+    return '';
+  }
+  const run = parseLauncher(ctx.platform, text);
+  return run === undefined ? ' (a program "countersign-bridge install" did not write)' : `, which runs ${run.bundlePath}`;
+}
+
+/** Windows paths differ in case only when they name the same file. */
+function samePath(ctx: SystemContext, a: string, b: string): boolean {
+  const p = pathApi(ctx.platform);
+  const [x, y] = [p.normalize(a), p.normalize(b)];
+  return ctx.platform === 'win32' ? x.toLowerCase() === y.toLowerCase() : x === y;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,7 +330,7 @@ function checkOne(ctx: SystemContext, options: DoctorOptions, record: InstallRec
         : check.reason === 'flatpak' || check.reason === 'flatpak-data'
           ? `${browser} is installed as a Flatpak (${check.flatpakApp ?? ''}): it reads host manifests inside its own home and starts the host inside its sandbox: `
           : '';
-    const consequence = `; the browser reports "Specified native messaging host not found."`;
+    const consequence = `; ${reports(browser, 'not-found')}`;
     // Installed but never started by this user (or a Flatpak never run): worth doing, not yet broken.
     if (check.reason === 'program' || check.reason === 'flatpak') {
       return { ...base, severity: 'warn', message: `${why}${what} (installed, not yet used by this user)${consequence}`, fix };
@@ -259,31 +344,44 @@ function checkOne(ctx: SystemContext, options: DoctorOptions, record: InstallRec
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
     manifest = value as Record<string, unknown>;
   } catch {
-    return error(`${manifestPath} is not a JSON object; the browser ignores it`);
+    return error(`${manifestPath} is not a JSON object; the browser ignores it and ${reports(browser, 'not-found')}`);
   }
-  if (manifest['name'] !== NATIVE_HOST_NAME) return error(`${manifestPath}: "name" must be "${NATIVE_HOST_NAME}" (the file name and connectNative use it)`);
-  if (manifest['type'] !== 'stdio') return error(`${manifestPath}: "type" must be "stdio"`);
+  if (manifest['name'] !== NATIVE_HOST_NAME) {
+    return error(`${manifestPath}: "name" must be "${NATIVE_HOST_NAME}" (the file name and connectNative use it); ${reports(browser, 'not-found')}`);
+  }
+  if (manifest['type'] !== 'stdio') return error(`${manifestPath}: "type" must be "stdio"; ${reports(browser, 'not-found')}`);
 
   const launcher = manifest['path'];
-  if (typeof launcher !== 'string' || launcher === '') return error(`${manifestPath}: "path" is missing`);
+  if (typeof launcher !== 'string' || launcher === '') return error(`${manifestPath}: "path" is missing; ${reports(browser, 'not-found')}`);
   if (!p.isAbsolute(launcher)) {
-    return error(`${manifestPath}: "path" ${launcher} is relative; the browser reports "Specified native messaging host not found." (it must be absolute)`);
+    return error(`${manifestPath}: "path" ${launcher} is relative; ${reports(browser, 'not-found')} (it must be absolute)`);
   }
+  const failedToStart = reports(browser, 'failed-to-start');
   const st = ctx.fs.stat(launcher);
-  if (st?.isDirectory === true) return error(`${manifestPath}: "path" ${launcher} is a folder, not the launcher; the browser reports "Native host has exited."`);
-  if (st?.isFile !== true) return error(`${manifestPath}: "path" ${launcher} does not exist (a moved or deleted install?); the browser reports "Native host has exited."`);
+  if (st?.isDirectory === true) return error(`${manifestPath}: "path" ${launcher} is a folder, not the launcher; ${failedToStart}`);
+  if (st?.isFile !== true) return error(`${manifestPath}: "path" ${launcher} does not exist (a moved or deleted install?); ${failedToStart}`);
+  const own = ownLauncher(ctx, record);
+  if (!samePath(ctx, launcher, own)) {
+    return error(`${manifestPath}: "path" is ${launcher}${describeRun(ctx, launcher)}, not this installation's launcher ${own}; install again from this one`);
+  }
   if (ctx.platform !== 'win32' && (st.mode & 0o111) === 0) {
-    return error(`launcher ${launcher} is not executable; the browser reports "Native host has exited."`, `chmod 755 ${shellQuote(launcher)}`);
+    return error(`launcher ${launcher} is not executable; ${failedToStart}`, `chmod 755 ${shellQuote(launcher)}`);
   }
   const run = parseLauncher(ctx.platform, ctx.fs.readText(launcher));
   if (run === undefined) {
-    return { ...base, severity: 'warn', message: `launcher ${launcher} was not written by "countersign-bridge install"; not checked further${where}`, fix };
+    return error(`launcher ${launcher} was not written by "countersign-bridge install" (edited, or replaced by another program), so this installation's bridge may not be what runs; install again from this one`);
+  }
+  const bundles = ownBundles(ctx, options, record);
+  if (!bundles.some((b) => samePath(ctx, run.bundlePath, b))) {
+    return error(
+      `launcher ${launcher} runs ${run.bundlePath}, not this installation's bridge (${bundles.join(' or ')}): another Countersign checkout or install wrote it; install again from this one`,
+    );
   }
   const node = ctx.fs.stat(run.execPath);
   if (node?.isFile !== true || (ctx.platform !== 'win32' && (node.mode & 0o111) === 0)) {
-    return error(`node is gone from ${run.execPath}, the path install recorded in ${launcher} (a removed nvm or system version?); the browser reports "Native host has exited."`);
+    return error(`node is gone from ${run.execPath}, the path install recorded in ${launcher} (a removed nvm or system version?); ${failedToStart}`);
   }
-  if (ctx.fs.stat(run.bundlePath)?.isFile !== true) return error(`the bridge bundle ${run.bundlePath} is gone; the browser reports "Native host has exited."`);
+  if (ctx.fs.stat(run.bundlePath)?.isFile !== true) return error(`the bridge bundle ${run.bundlePath} is gone; ${failedToStart}`);
 
   if (family === 'chromium') {
     const origins = manifest['allowed_origins'];
@@ -292,14 +390,14 @@ function checkOne(ctx: SystemContext, options: DoctorOptions, record: InstallRec
       const withoutSlash = Array.isArray(origins) && origins.includes(want.slice(0, -1));
       return error(
         withoutSlash
-          ? `"allowed_origins" has ${want.slice(0, -1)} without the trailing slash; the browser reports "Specified native messaging host not found."`
-          : `"allowed_origins" does not contain ${want}; the browser reports "Access to the specified native messaging host is forbidden."`,
+          ? `"allowed_origins" has ${want.slice(0, -1)} without the trailing slash; ${reports(browser, 'not-found')}`
+          : `"allowed_origins" does not contain ${want}; ${reports(browser, 'forbidden')}`,
       );
     }
   } else {
     const allowed = manifest['allowed_extensions'];
     if (!Array.isArray(allowed) || !allowed.includes(id)) {
-      return error(`"allowed_extensions" does not contain ${id}; Firefox refuses the connection ("No such native application" in the browser console)`);
+      return error(`"allowed_extensions" does not contain ${id}; ${reports(browser, 'forbidden')}`);
     }
   }
   if (check.flatpakApp !== undefined) {

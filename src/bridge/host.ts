@@ -464,7 +464,12 @@ export class BridgeHost {
     }
     const parsed = parseBridgeMessage(agentToExtensionMessage, event.value);
     if (!parsed.ok) {
-      this.writeAgent(agent, encodeJsonFrame(this.agentError(parsed.error.code, parsed.error.message, requestIdOf(event.value)), 'BE'));
+      const id = requestIdOf(event.value);
+      this.writeAgent(agent, encodeJsonFrame(this.agentError(parsed.error.code, parsed.error.message, id), 'BE'));
+      // A request refused for its summary's length never reaches the extension, yet the person
+      // should hear that their agent asked something Countersign could not show: the extension
+      // is told which connection sent it (docs/bridge-protocol.md, "bridge_error").
+      if (parsed.error.code === 'ERR_SUMMARY_TOO_LONG') this.bridgeError(parsed.error, { conn: agent.conn, id });
       return;
     }
     // The envelope is built around the agent's exact bytes: nothing is re-serialized, so what the

@@ -161,6 +161,32 @@ export class AgentSessions {
     return this.enqueue(conn, () => this.handleRaw(conn, raw));
   }
 
+  /**
+   * The bridge refused a message of this connection (`bridge_error` naming it): it never reaches
+   * us, and the agent has its error already. A summary too long to show is worth telling the
+   * person about; the rest is the agent's business. Queued behind the connection's earlier
+   * messages, so the authentication the agent sent before it counts.
+   */
+  refusedByBridge(conn: string, code: string): Promise<void> {
+    if (code !== 'ERR_SUMMARY_TOO_LONG') return Promise.resolve();
+    return this.enqueue(conn, () => this.tooLarge(conn));
+  }
+
+  /**
+   * A request refused because its summary is longer than Countersign shows (MAX_SUMMARY_LENGTH):
+   * nothing is stored and no window opens, so without a problem the person would never learn
+   * that their agent asked. Only for an agent that proved a key the person paired, under the name
+   * they paired it with: any local process can connect and claim a name, and must not be able to
+   * put a paired agent's name on this line.
+   */
+  private async tooLarge(conn: string): Promise<void> {
+    const c = this.connections.get(conn);
+    if (c?.stage !== 'authenticated' || !c.agentThumbprint) return;
+    // A diagnosis: if the store cannot say who it is, the agent's error reply still stands.
+    const agent = await this.deps.store.getAgent(c.agentThumbprint).catch(() => undefined);
+    if (agent && !agent.revokedAt) this.problem('too-large', agent.name);
+  }
+
   /** Runs `work` after everything already queued for `conn`; the queue is dropped once it drains. */
   private enqueue(conn: string, work: () => Promise<void>): Promise<void> {
     const run = (this.queues.get(conn) ?? Promise.resolve()).then(work);
@@ -176,6 +202,7 @@ export class AgentSessions {
     const parsed = parseBridgeMessage(agentToExtensionMessage, raw);
     if (!parsed.ok) {
       this.error(conn, parsed.error.code, parsed.error.message, requestIdOf(raw));
+      if (parsed.error.code === 'ERR_SUMMARY_TOO_LONG') await this.tooLarge(conn);
       return;
     }
     let connection = this.connections.get(conn);

@@ -6,8 +6,12 @@ import { browser } from 'wxt/browser';
  * stop forgets memory but not windows.
  */
 export const APPROVE_PAGE = '/approve.html' as const;
-const WIDTH = 520;
-const HEIGHT = 720;
+/**
+ * Fits a 1366 × 768 screen at 125 % (1093 × 614 CSS pixels, less a taskbar) with room to spare:
+ * the buttons must never be below the screen (docs/ui.md, "Layout").
+ */
+export const WIDTH = 520;
+export const HEIGHT = 560;
 
 export interface Bounds {
   left: number;

@@ -16,6 +16,8 @@ import { keyFingerprint } from '../protocol/fingerprint';
 /** Decided approvals shown in the popup and sent with each snapshot. */
 const HISTORY_SIZE = 20;
 const OPTIONS_PAGE = '/options.html' as const;
+const POPUP_PAGE = '/popup.html' as const;
+const WELCOME_PAGE = '/welcome.html' as const;
 
 interface Services {
   store: Store;
@@ -94,7 +96,12 @@ export function startBackground(): void {
           await sessions.receive(m.conn, m.message);
           return;
         case 'bridge_error':
-          await store.audit('bridge-error', { detail: `${m.code}: ${m.message}`.slice(0, 500) });
+          // Queued for its connection before anything awaits, so an agent_disconnected behind it
+          // cannot forget the connection first.
+          await Promise.all([
+            m.conn === undefined ? undefined : sessions.refusedByBridge(m.conn, m.code),
+            store.audit('bridge-error', { detail: `${m.code}: ${m.message}`.slice(0, 500) }),
+          ]);
           return;
       }
     }
@@ -231,7 +238,7 @@ export function startBackground(): void {
     }));
   });
 
-  function isOwnPage(url: string | undefined, page?: typeof APPROVE_PAGE | typeof OPTIONS_PAGE): boolean {
+  function isOwnPage(url: string | undefined, page?: typeof APPROVE_PAGE | typeof OPTIONS_PAGE | typeof POPUP_PAGE): boolean {
     if (!url) return false;
     return url.startsWith(page ? browser.runtime.getURL(page) : browser.runtime.getURL('/'));
   }
@@ -255,7 +262,8 @@ export function startBackground(): void {
         return { ok: true };
       }
       case 'countersign/withdraw':
-        if (!isOwnPage(senderUrl, APPROVE_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'withdraw from the approval window');
+        // Withdrawing only takes permission away: the toolbar popup may do it too.
+        if (!isOwnPage(senderUrl, APPROVE_PAGE) && !isOwnPage(senderUrl, POPUP_PAGE)) throw new CountersignError('ERR_NOT_ALLOWED', 'withdraw from the approval window or the popup');
         return { ok: true, tooLate: (await s.queue.withdraw(m.key)).tooLate };
       case 'countersign/decline-all':
         return s.queue.declineAll();
@@ -298,6 +306,10 @@ export function startBackground(): void {
       if ((await s.store.byState('pending')).length > 0) await showApprovalWindow();
     }),
   );
-  browser.runtime.onInstalled.addListener(() => void init());
+  browser.runtime.onInstalled.addListener((details) => {
+    void init();
+    // A first install (never an update or a browser update) opens the welcome page with its setup checklist.
+    if (details.reason === 'install') void browser.tabs.create({ url: browser.runtime.getURL(WELCOME_PAGE) }).catch(() => undefined);
+  });
   void init();
 }

@@ -42,7 +42,7 @@ export interface PairingView {
 
 /** Why an agent could not use Countersign, for the popup's "what to do" list. */
 export interface AgentProblem {
-  kind: 'unpaired' | 'revoked' | 'version' | 'auth';
+  kind: 'unpaired' | 'revoked' | 'version' | 'auth' | 'too-large';
   agentName: string;
   at: number;
 }

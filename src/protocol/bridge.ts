@@ -4,7 +4,7 @@ import { idSchema } from './id';
 import { formatIssues, isObject } from './issues';
 import { isWellFormedText } from './json';
 import { MAX_COMPANY_NAME_LENGTH, MAX_JSON_DEPTH } from './limits';
-import { operationSchema } from './operation';
+import { isSummaryTooLongIssue, operationSchema } from './operation';
 
 /**
  * The bridge protocol, version 1: every message that crosses the native-messaging link
@@ -478,14 +478,18 @@ function codeFor(value: unknown, issues: readonly z.core.$ZodIssue[]): ErrorCode
     return 'ERR_PROTOCOL_VERSION';
   }
   const first = issues[0]?.path ?? [];
-  if (first[0] === 'operation' || (first[0] === 'message' && first[1] === 'operation')) return 'ERR_OPERATION_INVALID';
+  if (first[0] === 'operation' || (first[0] === 'message' && first[1] === 'operation')) {
+    // The one size rule of an operation has its own code: the SDK, the bridge and the extension
+    // refuse a too-long summary alike, and the extension tells the person about it.
+    return isSummaryTooLongIssue(issues[0]) ? 'ERR_SUMMARY_TOO_LONG' : 'ERR_OPERATION_INVALID';
+  }
   return 'ERR_BRIDGE_MESSAGE_INVALID';
 }
 
 /**
  * Validate one decoded frame with `schema`. Never throws: the result carries a CountersignError
- * (ERR_BRIDGE_MESSAGE_INVALID, ERR_PROTOCOL_VERSION or ERR_OPERATION_INVALID) whose message names
- * the failing members, never their values.
+ * (ERR_BRIDGE_MESSAGE_INVALID, ERR_PROTOCOL_VERSION, ERR_OPERATION_INVALID or
+ * ERR_SUMMARY_TOO_LONG) whose message names the failing members, never their values.
  */
 export function parseBridgeMessage<S extends z.ZodType>(schema: S, value: unknown, root = 'message'): ParseResult<z.output<S>> {
   if (exceedsDepth(value, MAX_MESSAGE_DEPTH)) {

@@ -6,6 +6,9 @@
 export const ERROR_CODES = [
   // Wire formats of the operations extension (spec sections 3, 4, 6)
   'ERR_OPERATION_INVALID',
+  // An operation whose summary is longer than MAX_SUMMARY_LENGTH (limits.ts): valid otherwise,
+  // but more than Countersign shows, so refused everywhere with this one code.
+  'ERR_SUMMARY_TOO_LONG',
   'ERR_APPROVAL_INVALID',
   'ERR_APPROVAL_HEADER_INVALID',
   'ERR_EXTENSIONS_HEADER_INVALID',

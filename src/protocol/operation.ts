@@ -14,12 +14,19 @@ import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
  * further as if it had been checked.
  */
 
+/**
+ * Marks the summary's length issue, so a message refused for it gets ERR_SUMMARY_TOO_LONG
+ * (bridge.ts) rather than the general code: a caller can act on "too long to show", and the
+ * extension tells the person about it, which it does for no other malformed operation.
+ */
+const SUMMARY_TOO_LONG = 'summary-too-long';
+
 /** `summary`: the terms in plain language, which the User decides from (section 3, 5). */
 const summarySchema = z
   .string({ error: expected('a non-empty string (the terms in plain language)') })
   // A summary with nothing to read cannot be shown to the User for a decision (section 5).
   .refine((s) => s.trim() !== '', { error: 'expected a non-empty string (the terms in plain language), got only blanks' })
-  .refine((s) => s.length <= MAX_SUMMARY_LENGTH, { error: `expected at most ${MAX_SUMMARY_LENGTH} characters` })
+  .refine((s) => s.length <= MAX_SUMMARY_LENGTH, { error: `expected at most ${MAX_SUMMARY_LENGTH} characters`, params: { rule: SUMMARY_TOO_LONG } })
   // Hashed into the decision and shown to the User: one text, one meaning.
   .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' });
 
@@ -65,6 +72,29 @@ export type Operation = {
   terms?: JsonObject;
   expires_at: string;
 };
+
+/** True for the issue the summary's length limit raises (MAX_SUMMARY_LENGTH). */
+export function isSummaryTooLongIssue(issue: z.core.$ZodIssue | undefined): boolean {
+  return issue?.code === 'custom' && issue.params?.['rule'] === SUMMARY_TOO_LONG;
+}
+
+/**
+ * ERR_SUMMARY_TOO_LONG when `operation` is an object whose `summary` is a string longer than
+ * MAX_SUMMARY_LENGTH, else undefined (every other rule is the schema's). `root` names the
+ * operation in the message: `requestApproval.operation.summary: expected at most 10000
+ * characters, got 10001`.
+ */
+export function summaryTooLong(operation: unknown, root: string): CountersignError | undefined {
+  let summary: unknown;
+  try {
+    summary = isObject(operation) ? operation['summary'] : undefined;
+  } catch {
+    // A getter that throws, a revoked proxy: the schema reports what cannot be read.
+    return undefined;
+  }
+  if (typeof summary !== 'string' || summary.length <= MAX_SUMMARY_LENGTH) return undefined;
+  return new CountersignError('ERR_SUMMARY_TOO_LONG', `${root}.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${summary.length}`);
+}
 
 /** Parse an operation (section 3) in a message rooted at `root`; throws ERR_OPERATION_INVALID. */
 export function parseOperationAt(value: unknown, root: string): Operation {

@@ -3,15 +3,24 @@
  * `operation_id` with a new `revision` when the summary, terms or expiry change; section 5: a
  * new revision needs a new approval, so the window shows what changed before the person decides).
  *
- * The word diff is a longest-common-subsequence over words, runs of white space and single
- * punctuation marks, written here rather than taken from a package: it is forty lines, the
- * input is one summary, and the extension bundle stays smaller. Common prefix and suffix are
- * taken off first, so the table covers only the changed middle; past `WORD_DIFF_BUDGET`
- * cells the middle is shown as one removal and one addition (`coarse`), never a frozen window.
+ * The summary is compared as the person reads it, not as the Markdown source: both revisions
+ * are rendered to plain text (`summaryToText`: emphasis and list markers and backslash escapes
+ * consumed, hidden characters shown as tokens), so "**$70.00**" and "$70.00" are the same words
+ * and a change that only adds emphasis shows no changed word (`summaryChanged` still says the
+ * summary changed). The text is cut into words as a reader sees them (`wordTokens`), so a changed
+ * amount is one removed "$70.00" and one added "$75.00", never "$7075.00".
+ *
+ * The word diff is a longest-common-subsequence over those words and the white space between
+ * them, written here rather than taken from a package: it is forty lines, the input is one
+ * summary, and the extension bundle stays smaller. Common prefix and suffix are taken off
+ * first, so the table covers only the changed middle; past `WORD_DIFF_BUDGET` cells the middle
+ * is shown as one removal and one addition (`coarse`), never a frozen window.
  */
 import { CountersignError } from '../protocol/errors.ts';
 import { deadlineOf } from '../protocol/rfc3339.ts';
-import { revealHidden } from '../summary/text-inspection.ts';
+import type { Localized, MessageText } from '../summary/message-text.ts';
+import { summaryToText } from '../summary/render.ts';
+import { reviewText } from './messages.ts';
 import type { OperationLike, ReviewFinding } from './types.ts';
 import { formatPath, isPlainObject, quote, type PathSegment } from './values.ts';
 
@@ -33,6 +42,8 @@ export interface TermChange {
   before?: unknown;
   after?: unknown;
   message: string;
+  /** The same sentence as a messages.json name and its data, for the browser's language. */
+  text: MessageText;
 }
 
 export interface ExpiryChange {
@@ -41,6 +52,8 @@ export interface ExpiryChange {
   /** `after - before` in milliseconds; null when either can't be read as a date. */
   deltaMs: number | null;
   message: string;
+  /** The same sentence as a messages.json name and its data, for the browser's language. */
+  text: MessageText;
 }
 
 export interface RevisionDiff {
@@ -48,7 +61,7 @@ export interface RevisionDiff {
   fromRevision: string;
   toRevision: string;
   summaryChanged: boolean;
-  /** The summary's words, hidden characters shown as tokens: same, removed, added. */
+  /** The summary's words as the person reads them (rendered, hidden characters shown as tokens): same, removed, added. */
   summary: WordPart[];
   summaryCoarse: boolean;
   terms: TermChange[];
@@ -61,10 +74,80 @@ export interface RevisionDiff {
 /** Table cells (one 32-bit count each: 16 MB at most). A summary's edit is far below it. */
 export const WORD_DIFF_BUDGET = 4_000_000;
 
-const TOKEN = /[\p{L}\p{N}\p{M}_]+|\s+|[^\p{L}\p{N}\p{M}_\s]/gu;
+/** A hidden character as the renderer shows it, `⟨U+202E⟩`: one unit, never cut into letters. */
+const HIDDEN_TOKEN = /\u27E8U\+[0-9A-F]{4,6}\u27E9/gu;
+const SPACE = /^\s+$/u;
+/** Signs that belong to the number they stand next to: "$70.00", "70,00 €" read as one word with the sign. */
+const ATTACHED_SIGN = /^[\p{Sc}%\u2030]$/u;
+const PLUS_MINUS = /^[-+\u2212]$/u;
+/** Marks that join two words written without a space into one: 2026-10-08, 12:20, ord-7/a. */
+const CONNECTOR = /^[-\u2010\u2011/:._'\u2019\u00B7@]$/u;
+const DIGIT_START = /^\p{Nd}/u;
 
-function tokenize(text: string): string[] {
-  return text.match(TOKEN) ?? [];
+type PieceKind = 'word' | 'space' | 'other';
+
+interface Piece {
+  text: string;
+  kind: PieceKind;
+}
+
+function segmenter(): Intl.Segmenter | null {
+  return typeof Intl.Segmenter === 'function' ? new Intl.Segmenter(undefined, { granularity: 'word' }) : null;
+}
+
+/** Words, white space and marks by Unicode word boundaries (UAX #29, with dictionaries for Thai or Japanese). */
+function piecesOf(text: string, words: Intl.Segmenter | null): Piece[] {
+  if (words === null) {
+    // Without Intl.Segmenter: runs of white space and of everything else.
+    return (text.match(/\s+|\S+/gu) ?? []).map((t) => ({ text: t, kind: SPACE.test(t) ? 'space' : 'word' }));
+  }
+  return Array.from(words.segment(text), (s) => ({ text: s.segment, kind: s.isWordLike === true ? 'word' : SPACE.test(s.segment) ? 'space' : 'other' }));
+}
+
+/** Hidden-character tokens as units of their own, the text between them cut into pieces. */
+function piecesWithTokens(text: string, words: Intl.Segmenter | null): Piece[] {
+  const pieces: Piece[] = [];
+  let last = 0;
+  for (const m of text.matchAll(HIDDEN_TOKEN)) {
+    pieces.push(...piecesOf(text.slice(last, m.index), words), { text: m[0], kind: 'other' });
+    last = m.index + m[0].length;
+  }
+  pieces.push(...piecesOf(text.slice(last), words));
+  return pieces;
+}
+
+/** Whether `next` continues the word that ends with `last` (`before` is the piece ahead of `last`). */
+function continues(before: Piece | undefined, last: Piece, next: Piece, after: Piece | undefined): boolean {
+  if (last.kind === 'space' || next.kind === 'space') return false;
+  if (ATTACHED_SIGN.test(last.text) && next.kind === 'word') return true;
+  if (last.kind === 'word' && ATTACHED_SIGN.test(next.text)) return true;
+  // A sign of a number or an amount ("-$70.00", "+5"), not a hyphen after a word.
+  if (PLUS_MINUS.test(last.text) && before?.kind !== 'word' && (ATTACHED_SIGN.test(next.text) || DIGIT_START.test(next.text))) return true;
+  if (last.kind === 'word' && CONNECTOR.test(next.text) && after?.kind === 'word') return true;
+  return CONNECTOR.test(last.text) && before?.kind === 'word' && next.kind === 'word';
+}
+
+/**
+ * The text as words a reader sees, with the white space and punctuation between them, so that
+ * joining the tokens gives the text back exactly. A word keeps its currency sign and its
+ * inner connectors ("$70.00", "-€5", "2026-10-08", "12:20"); brackets and sentence marks
+ * around it are tokens of their own. Uses `Intl.Segmenter` when the engine has it, so text
+ * without spaces between words (Japanese, Thai) is still cut into words; else white space.
+ */
+export function wordTokens(text: string, words: Intl.Segmenter | null = segmenter()): string[] {
+  const pieces = piecesWithTokens(text, words);
+  const tokens: string[] = [];
+  let current = '';
+  for (let i = 0; i < pieces.length; i += 1) {
+    const piece = pieces[i]!;
+    if (i > 0 && continues(pieces[i - 2], pieces[i - 1]!, piece, pieces[i + 1])) current += piece.text;
+    else {
+      if (current !== '') tokens.push(current);
+      current = piece.text;
+    }
+  }
+  if (current !== '') tokens.push(current);
+  return tokens;
 }
 
 function push(parts: WordPart[], kind: WordPart['kind'], text: string): void {
@@ -76,8 +159,9 @@ function push(parts: WordPart[], kind: WordPart['kind'], text: string): void {
 
 /** Word-level diff of two texts: joining `same`+`removed` gives `before`, `same`+`added` gives `after`. */
 export function wordDiff(before: string, after: string, budget = WORD_DIFF_BUDGET): WordDiff {
-  const a = tokenize(before);
-  const b = tokenize(after);
+  const words = segmenter();
+  const a = wordTokens(before, words);
+  const b = wordTokens(after, words);
   let prefix = 0;
   while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix += 1;
   let suffix = 0;
@@ -122,7 +206,6 @@ export function wordDiff(before: string, after: string, budget = WORD_DIFF_BUDGE
 }
 
 function diffValues(before: unknown, after: unknown, path: PathSegment[], out: TermChange[]): void {
-  const where = path.length === 0 ? 'the terms' : formatPath(path);
   if (isPlainObject(before) && isPlainObject(after)) {
     const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
     for (const key of keys) {
@@ -130,9 +213,9 @@ function diffValues(before: unknown, after: unknown, path: PathSegment[], out: T
       const inAfter = Object.hasOwn(after, key);
       const childPath = [...path, key];
       if (inBefore && !inAfter) {
-        out.push({ kind: 'removed', path: formatPath(childPath), before: before[key], message: `${formatPath(childPath)} (${quote(before[key])}) was removed.` });
+        out.push(removal(childPath, before[key]));
       } else if (!inBefore && inAfter) {
-        out.push({ kind: 'added', path: formatPath(childPath), after: after[key], message: `${formatPath(childPath)} was added: ${quote(after[key])}.` });
+        out.push(addition(childPath, after[key]));
       } else {
         diffValues(before[key], after[key], childPath, out);
       }
@@ -144,9 +227,9 @@ function diffValues(before: unknown, after: unknown, path: PathSegment[], out: T
     for (let i = 0; i < length; i += 1) {
       const childPath = [...path, i];
       if (i >= after.length) {
-        out.push({ kind: 'removed', path: formatPath(childPath), before: before[i], message: `${formatPath(childPath)} (${quote(before[i])}) was removed.` });
+        out.push(removal(childPath, before[i]));
       } else if (i >= before.length) {
-        out.push({ kind: 'added', path: formatPath(childPath), after: after[i], message: `${formatPath(childPath)} was added: ${quote(after[i])}.` });
+        out.push(addition(childPath, after[i]));
       } else {
         diffValues(before[i], after[i], childPath, out);
       }
@@ -155,35 +238,44 @@ function diffValues(before: unknown, after: unknown, path: PathSegment[], out: T
   }
   // Scalars, or a change of shape (a string became an object): strict, the Company's exact JSON.
   if (before !== after) {
-    out.push({ kind: 'changed', path: formatPath(path), before, after, message: `${where} changed from ${quote(before)} to ${quote(after)}.` });
+    const values = { before: quote(before), after: quote(after) };
+    const said = path.length === 0 ? reviewText('diff_termsChanged', values) : reviewText('diff_changed', { path: formatPath(path), ...values });
+    out.push({ kind: 'changed', path: formatPath(path), before, after, ...said });
   }
+}
+
+function removal(path: PathSegment[], before: unknown): TermChange {
+  return { kind: 'removed', path: formatPath(path), before, ...reviewText('diff_removed', { path: formatPath(path), before: quote(before) }) };
+}
+
+function addition(path: PathSegment[], after: unknown): TermChange {
+  return { kind: 'added', path: formatPath(path), after, ...reviewText('diff_added', { path: formatPath(path), after: quote(after) }) };
 }
 
 /** Field-by-field changes of `terms`, with paths as in the terms review. */
 export function diffTerms(before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined): TermChange[] {
   if (before === undefined && after === undefined) return [];
-  if (before === undefined) return [{ kind: 'added', path: '', after, message: 'The new revision has terms; the previous one had none.' }];
-  if (after === undefined) return [{ kind: 'removed', path: '', before, message: 'The new revision has no terms; the previous one had some.' }];
+  if (before === undefined) return [{ kind: 'added', path: '', after, ...reviewText('diff_termsAdded') }];
+  if (after === undefined) return [{ kind: 'removed', path: '', before, ...reviewText('diff_termsRemoved') }];
   const out: TermChange[] = [];
   diffValues(before, after, [], out);
   return out;
 }
 
-function duration(ms: number): string {
-  const abs = Math.abs(ms);
-  const units: Array<[number, string]> = [
-    [86_400_000, 'day'],
-    [3_600_000, 'hour'],
-    [60_000, 'minute'],
-    [1_000, 'second'],
-  ];
-  for (const [size, name] of units) {
-    if (abs >= size) {
-      const count = Math.round(abs / size);
-      return `${count} ${name}${count === 1 ? '' : 's'}`;
-    }
-  }
-  return `${abs} milliseconds`;
+/** The largest unit the move fills at least once; milliseconds below a second, as they are. */
+const DEADLINE_UNITS = [
+  [86_400_000, 'Days'],
+  [3_600_000, 'Hours'],
+  [60_000, 'Minutes'],
+  [1_000, 'Seconds'],
+] as const;
+
+function deadlineMoved(deltaMs: number, before: string, after: string): Localized {
+  const abs = Math.abs(deltaMs);
+  const unit = DEADLINE_UNITS.find(([size]) => abs >= size);
+  const count = unit ? Math.round(abs / unit[0]) : abs;
+  const key = `diff_deadline${deltaMs > 0 ? 'Later' : 'Earlier'}${unit ? unit[1] : 'Milliseconds'}` as const;
+  return reviewText(key, { count, before, after });
 }
 
 /**
@@ -197,11 +289,16 @@ export function diffExpiry(before: string, after: string): ExpiryChange | null {
   const deltaMs = Number.isFinite(from) && Number.isFinite(to) ? to - from : null;
   const shownBefore = quote(before);
   const shownAfter = quote(after);
-  let message: string;
-  if (deltaMs === null) message = `The approval deadline changed from ${shownBefore} to ${shownAfter}.`;
-  else if (deltaMs === 0) message = `The approval deadline is written differently (${shownBefore}, now ${shownAfter}) but is the same moment.`;
-  else message = `The approval deadline moved ${duration(deltaMs)} ${deltaMs > 0 ? 'later' : 'earlier'}, from ${shownBefore} to ${shownAfter}.`;
-  return { before, after, deltaMs, message };
+  let said: Localized;
+  if (deltaMs === null) said = reviewText('diff_deadlineChanged', { before: shownBefore, after: shownAfter });
+  else if (deltaMs === 0) said = reviewText('diff_deadlineSameMoment', { before: shownBefore, after: shownAfter });
+  else said = deadlineMoved(deltaMs, shownBefore, shownAfter);
+  return { before, after, deltaMs, ...said };
+}
+
+/** The whole summary as plain text, as the window renders it with "Show all". */
+function readText(summary: string): string {
+  return summaryToText(summary, { showAll: true }).text;
 }
 
 function checkOperation(value: unknown, name: string): asserts value is OperationLike {
@@ -224,22 +321,17 @@ export function diffRevisions(previous: OperationLike, next: OperationLike): Rev
   if (previous.operation_id !== next.operation_id) {
     throw new CountersignError('ERR_INPUT_INVALID', 'diffRevisions compares two revisions of one operation, but the operation IDs differ.');
   }
-  // The summaries as text with hidden characters shown, so an inserted U+202E is a visible change.
-  const words = wordDiff(revealHidden(previous.summary), revealHidden(next.summary));
+  // The summaries as the person reads them, hidden characters shown, so an inserted U+202E is a visible change.
+  const words = wordDiff(readText(previous.summary), readText(next.summary));
   const summaryChanged = previous.summary !== next.summary;
   const terms = diffTerms(previous.terms, next.terms);
   const expiry = diffExpiry(previous.expires_at, next.expires_at);
   const changed = summaryChanged || terms.length > 0 || expiry !== null;
   const findings: ReviewFinding[] = [];
   if (previous.revision === next.revision && changed) {
-    findings.push({
-      severity: 'danger',
-      code: 'revision-reused',
-      path: '',
-      message: 'The Company sent different terms under the same revision, which the protocol forbids; an approval could cover terms you did not see.',
-    });
+    findings.push({ severity: 'danger', code: 'revision-reused', path: '', ...reviewText('diff_revisionReused') });
   } else if (previous.revision !== next.revision && !changed) {
-    findings.push({ severity: 'info', code: 'no-change', path: '', message: 'The new revision changes nothing in the summary, the terms or the deadline.' });
+    findings.push({ severity: 'info', code: 'no-change', path: '', ...reviewText('diff_noChange') });
   }
   return {
     operationId: next.operation_id,

@@ -13,10 +13,12 @@ export {
   diffRevisions,
   diffTerms,
   wordDiff,
+  wordTokens,
   type ExpiryChange,
   type RevisionDiff,
   type TermChange,
   type WordDiff,
   type WordPart,
 } from './diff.ts';
-export type { CheckCode, CheckedStatement, OperationLike, ReviewCode, ReviewFinding, Severity } from './types.ts';
+export { REVIEW_MESSAGES, reviewChromeMessages, type ReviewMessageKey } from './messages.ts';
+export type { CheckCode, CheckedStatement, MessageText, OperationLike, ReviewCode, ReviewFinding, Severity } from './types.ts';

@@ -44,6 +44,8 @@ import {
   statesZeroByName,
 } from './statements.ts';
 import { keyWords, termsMoney } from './money.ts';
+import { joinList, type Localized } from '../summary/message-text.ts';
+import { MAX_TERMS_DEPTH, MAX_TERMS_VALUES, reviewText, type ReviewMessageKey } from './messages.ts';
 import type { CheckCode, CheckedStatement, ReviewFinding } from './types.ts';
 import { reviewWording } from './wording.ts';
 import { formatPath, isPlainObject, quote, type PathSegment } from './values.ts';
@@ -59,9 +61,8 @@ export interface ReviewInput {
 /** Which part of the summary is checked: by default the part the window shows (see `summaryToText`). */
 export type ReviewOptions = Pick<SummaryOptions, 'limit' | 'showAll'>;
 
-/** Beyond these, terms are not a summary's worth of data: the rest is reported, not walked. */
-const MAX_DEPTH = 32;
-const MAX_VALUES = 1_000;
+const MAX_DEPTH = MAX_TERMS_DEPTH;
+const MAX_VALUES = MAX_TERMS_VALUES;
 
 const SEVERITY_ORDER: Record<Severity, number> = { danger: 0, warning: 1, info: 2 };
 
@@ -144,8 +145,8 @@ class Review {
     this.mentions = numberMentions(summaryText);
   }
 
-  add(severity: Severity, code: ReviewFinding['code'], path: readonly PathSegment[], message: string): void {
-    this.findings.push({ severity, code, path: formatPath(path), message });
+  add(severity: Severity, code: ReviewFinding['code'], path: readonly PathSegment[], said: Localized): void {
+    this.findings.push({ severity, code, path: formatPath(path), ...said });
   }
 
   visit(value: unknown, path: PathSegment[], request: RequestValue, depth: number): void {
@@ -163,7 +164,8 @@ class Review {
     }
     if (Array.isArray(value)) {
       if (Array.isArray(request) && request.length > value.length) {
-        this.add('danger', 'request-mismatch', path, `The terms list ${value.length} item(s) at ${this.where(path)}, but the agent asked for ${request.length}.`);
+        // The terms are an object, so a list is never the top level.
+        this.add('danger', 'request-mismatch', path, reviewText('review_requestItemCount', { count: value.length, path: formatPath(path), asked: String(request.length) }));
       }
       value.forEach((child, i) => this.visit(child, [...path, i], childOf(request, i), depth + 1));
       return;
@@ -178,13 +180,9 @@ class Review {
 
   finish(): ReviewFinding[] {
     if (this.tooLarge) {
-      this.add('warning', 'terms-too-large', [], `The terms are too large or too deeply nested to check in full; only the first ${MAX_VALUES} values, ${MAX_DEPTH} levels deep, were checked.`);
+      this.add('warning', 'terms-too-large', [], reviewText('review_termsTooLarge'));
     }
     return this.findings;
-  }
-
-  private where(path: readonly PathSegment[]): string {
-    return path.length === 0 ? 'the top level' : formatPath(path);
   }
 
   private member(key: string, child: unknown, path: PathSegment[], request: RequestValue, depth: number): void {
@@ -192,7 +190,7 @@ class Review {
     const hidden = inspectText(key, { singleLine: true }).findings;
     if (hidden.length > 0) {
       this.tally.hidden += 1;
-      this.add(worst(hidden), 'hidden-characters', keyPath, `The name of the term ${formatPath(keyPath)} contains ${describe(hidden)}.`);
+      this.add(worst(hidden), 'hidden-characters', keyPath, reviewText('review_hiddenInKey', { path: formatPath(keyPath), ...describe(hidden) }));
     }
     this.visit(child, keyPath, childOf(request, key), depth + 1);
   }
@@ -206,7 +204,12 @@ class Review {
     if (request !== MISSING && !sameValue(value, request)) {
       this.mismatch(path, value, request, stated);
     } else if (!stated) {
-      this.add('danger', 'amount-not-in-summary', path, `The terms set ${this.where(path)} to ${money(value)}, but the summary does not state that amount.`);
+      // Terms that are themselves one `{ amount, currency }` have no path to name.
+      const said =
+        path.length === 0
+          ? reviewText('review_amountNotInSummaryWhole', { amount: money(value) })
+          : reviewText('review_amountNotInSummary', { path: formatPath(path), amount: money(value) });
+      this.add('danger', 'amount-not-in-summary', path, said);
     }
   }
 
@@ -218,7 +221,7 @@ class Review {
       const hidden = inspectText(value, { singleLine: true }).findings;
       if (hidden.length > 0) {
         this.tally.hidden += 1;
-        this.add(worst(hidden), 'hidden-characters', path, `The value of ${formatPath(path)} contains ${describe(hidden)}.`);
+        this.add(worst(hidden), 'hidden-characters', path, reviewText('review_hiddenInValue', { path: formatPath(path), ...describe(hidden) }));
       }
       if (isIsoDate(value)) {
         mustBeStated = true;
@@ -252,22 +255,26 @@ class Review {
       return;
     }
     if (stated || (confirmed && !mustBeStated)) return;
-    const at = this.where(path);
+    // The terms are an object, so a single value always has a path.
+    const shownValue = { path: formatPath(path), value: quote(value) };
     if (typeof value === 'boolean' || value === null) {
-      this.add('info', 'unverifiable-value', path, `The terms set ${at} to ${quote(value)}; check that the summary says the same in words.`);
+      this.add('info', 'unverifiable-value', path, reviewText('review_unverifiableValue', shownValue));
     } else if (typeof value === 'string' && isIsoDate(value)) {
-      this.add('warning', 'date-not-in-summary', path, `The terms set ${at} to ${quote(value)}, but the summary does not state that date.`);
+      this.add('warning', 'date-not-in-summary', path, reviewText('review_dateNotInSummary', shownValue));
     } else if (typeof value === 'number') {
-      this.add('warning', 'not-in-summary', path, `The terms set ${at} to ${quote(value)}, but the summary does not state that number.`);
+      this.add('warning', 'not-in-summary', path, reviewText('review_numberNotInSummary', shownValue));
     } else {
-      const unconfirmed = this.hasRequest ? 'the agent did not ask for it' : 'there is no request to confirm it';
-      this.add('warning', 'not-in-summary', path, `The terms set ${at} to ${quote(value)}, but the summary does not mention it and ${unconfirmed}.`);
+      this.add('warning', 'not-in-summary', path, reviewText(this.hasRequest ? 'review_valueNotInSummary' : 'review_valueNotInSummaryNoRequest', shownValue));
     }
   }
 
   private mismatch(path: PathSegment[], value: unknown, request: unknown, stated: boolean): void {
-    const either = stated || typeof value === 'boolean' || value === null ? '' : ' The summary does not state the terms\u2019 value either.';
-    this.add('danger', 'request-mismatch', path, `The terms set ${this.where(path)} to ${shown(value)}, but the agent asked for ${shown(request)}.${either}`);
+    const unstated = !(stated || typeof value === 'boolean' || value === null);
+    const values = { value: shown(value), asked: shown(request) };
+    let said: Localized;
+    if (path.length === 0) said = reviewText(unstated ? 'review_requestMismatchWholeUnstated' : 'review_requestMismatchWhole', values);
+    else said = reviewText(unstated ? 'review_requestMismatchUnstated' : 'review_requestMismatch', { path: formatPath(path), ...values });
+    this.add('danger', 'request-mismatch', path, said);
   }
 }
 
@@ -275,11 +282,9 @@ function worst(findings: ReadonlyArray<{ severity: Severity }>): Severity {
   return findings.reduce<Severity>((w, f) => (SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[w] ? f.severity : w), 'info');
 }
 
-function describe(findings: ReadonlyArray<{ label: string; token: string }>): string {
-  const labels = [...new Set(findings.map((f) => f.label))];
-  const listed = labels.length > 5 ? `${labels.slice(0, 5).join(', ')}, \u2026` : labels.join(', ');
-  const count = findings.length === 1 ? 'a hidden character' : `${findings.length} hidden characters`;
-  return `${count} (${listed}), shown as ${findings[0]!.token}${findings.length > 1 ? ' and similar' : ''}`;
+/** The data of a hidden-characters message: how many, which code points (five at most), the first token. */
+function describe(findings: ReadonlyArray<{ label: string; token: string }>): { count: number; labels: string; token: string } {
+  return { count: findings.length, labels: joinList([...new Set(findings.map((f) => f.label))], 5), token: findings[0]!.token };
 }
 
 /** Every value the agent asked for is in the terms, at the same place, with the same value. */
@@ -297,16 +302,16 @@ function requestHeld(terms: unknown, request: unknown, depth: number): boolean {
   return sameValue(terms, request);
 }
 
-const CHECKED_MESSAGES: Record<CheckCode, string> = {
-  'amounts-stated': 'Every amount in the terms appears in the summary with its currency (or, for a zero amount, is named as none: "no fee").',
-  'dates-stated': 'Every date in the terms appears in the summary.',
-  'values-stated': 'Every other value in the terms (IDs, numbers, text) appears in the summary or is what the agent asked for.',
-  'request-confirmed': 'Every value the agent asked for is in the terms unchanged.',
-  'no-other-amounts': 'The summary states no amount that is not in the terms (or their total, or a price per unit).',
-  'no-contradicting-words':
-    'The summary was searched for words such as \u201Cfree\u201D, \u201Cwaived\u201D and \u201Crefund\u201D that go against the charges or refunds in the terms, and none was found.',
-  'single-total': 'The summary does not present two different amounts as the total to pay.',
-  'no-hidden-characters': 'No key or text value in the terms holds hidden characters.',
+/** What each statement says, in `REVIEW_MESSAGES`; the order here is the order they are listed in. */
+const CHECKED_MESSAGES: Record<CheckCode, ReviewMessageKey & `checked_${string}`> = {
+  'amounts-stated': 'checked_amountsStated',
+  'dates-stated': 'checked_datesStated',
+  'values-stated': 'checked_valuesStated',
+  'request-confirmed': 'checked_requestConfirmed',
+  'no-other-amounts': 'checked_noOtherAmounts',
+  'no-contradicting-words': 'checked_noContradictingWords',
+  'single-total': 'checked_singleTotal',
+  'no-hidden-characters': 'checked_noHiddenCharacters',
 };
 
 export interface OperationReview {
@@ -340,17 +345,17 @@ export function reviewOperation(input: ReviewInput, options: ReviewOptions = {})
   const review = new Review(seen.text, request !== undefined);
   if (seen.truncated) {
     const limit = options.limit ?? SUMMARY_DISPLAY_LIMIT;
-    review.add('info', 'summary-truncated', [], `The summary is long; only the part shown by default (${limit.toLocaleString('en-US')} characters) was checked against the terms.`);
+    review.add('info', 'summary-truncated', [], reviewText('review_summaryTruncated', { count: limit }));
   }
   const checked = new Set<CheckCode>();
   let wording: ReviewFinding[] = [];
   if (terms === undefined) {
-    review.add('info', 'terms-absent', [], 'The Company sent no terms with this operation, so nothing in the summary could be checked against them: the summary is all there is to go on.');
+    review.add('info', 'terms-absent', [], reviewText('review_termsAbsent'));
   } else if (Object.keys(terms).length === 0) {
-    review.add('info', 'terms-empty', [], 'The Company sent empty terms, so nothing in the summary could be checked against them.');
+    review.add('info', 'terms-empty', [], reviewText('review_termsEmpty'));
   } else {
     if (request === undefined) {
-      review.add('info', 'request-absent', [], 'What the agent asked for was not available, so the terms could not be compared with it.');
+      review.add('info', 'request-absent', [], reviewText('review_requestAbsent'));
     }
     review.visit(terms, [], request ?? MISSING, 0);
     const money = termsMoney(terms);
@@ -375,7 +380,7 @@ export function reviewOperation(input: ReviewInput, options: ReviewOptions = {})
     .sort((a, b) => SEVERITY_ORDER[a.finding.severity] - SEVERITY_ORDER[b.finding.severity] || a.order - b.order)
     .map(({ finding }) => finding);
   const order = Object.keys(CHECKED_MESSAGES) as CheckCode[];
-  return { findings, checked: order.filter((code) => checked.has(code)).map((code) => ({ code, message: CHECKED_MESSAGES[code] })) };
+  return { findings, checked: order.filter((code) => checked.has(code)).map((code) => ({ code, ...reviewText(CHECKED_MESSAGES[code]) })) };
 }
 
 /**

@@ -1,6 +1,7 @@
+import type { MessageText } from '../summary/message-text.ts';
 import type { Severity } from '../summary/text-inspection.ts';
 
-export type { Severity };
+export type { MessageText, Severity };
 
 /**
  * An operation as spec section 3 defines it. Structural on purpose: src/protocol's parsed
@@ -83,6 +84,8 @@ export interface CheckedStatement {
   code: CheckCode;
   /** One plain sentence, true of this operation. */
   message: string;
+  /** The same sentence as a messages.json name and its data, for the browser's language. */
+  text: MessageText;
 }
 
 export interface ReviewFinding {
@@ -92,4 +95,6 @@ export interface ReviewFinding {
   path: string;
   /** One plain sentence for the person deciding. Company text in it has hidden characters made visible. */
   message: string;
+  /** The same sentence as a messages.json name and its data (`substitutions` as in `message`), for the browser's language. */
+  text: MessageText;
 }

@@ -38,6 +38,8 @@
 import type { Severity } from '../summary/text-inspection.ts';
 import { fromMicros, keyWords, toMicros, type MoneyDirection, type TermsAmount, type TermsMoney } from './money.ts';
 import { moneyMentions, numberMentions, type MoneyMention } from './statements.ts';
+import { joinList, type Localized } from '../summary/message-text.ts';
+import { reviewText } from './messages.ts';
 import type { ReviewCode, ReviewFinding } from './types.ts';
 import { formatPath, quote } from './values.ts';
 
@@ -264,11 +266,11 @@ class WordingReview {
     return this.findings;
   }
 
-  private add(severity: Severity, code: ReviewCode, path: string, message: string): void {
+  private add(severity: Severity, code: ReviewCode, path: string, said: Localized): void {
     const count = this.counts.get(code) ?? 0;
     if (count >= MAX_FINDINGS_PER_CODE) return;
     this.counts.set(code, count + 1);
-    this.findings.push({ severity, code, path, message });
+    this.findings.push({ severity, code, path, ...said });
   }
 
   private shown(m: MoneyMention): string {
@@ -289,8 +291,7 @@ class WordingReview {
 
   /** The terms' amounts, for a message: "price_difference 700.00 USD". */
   private termsList(amounts: readonly TermsAmount[] = this.money.amounts): string {
-    const listed = amounts.slice(0, 3).map((a) => `${formatPath(a.path)} ${a.shown}`);
-    return `${listed.join(', ')}${amounts.length > 3 ? ', \u2026' : ''}`;
+    return joinList(amounts.map((a) => `${formatPath(a.path)} ${a.shown}`), 3);
   }
 
   private chargesIn(start: number, end: number): boolean {
@@ -305,11 +306,11 @@ class WordingReview {
       const foreign = m.currencies.length > 0 && this.hasMoney && !termsCurrencies.has(null) && !m.currencies.some((c) => termsCurrencies.has(c));
       if (foreign) {
         const estimate = ESTIMATE_BEFORE.test(this.text.slice(Math.max(0, m.start - 20), m.start).replace(/\($/, ''));
-        this.add(estimate ? 'warning' : 'danger', 'currency-not-in-terms', '', `The summary states ${this.shown(m)}, in a currency that no amount of the terms is in (the terms set ${this.termsList()}).`);
+        this.add(estimate ? 'warning' : 'danger', 'currency-not-in-terms', '', reviewText('review_currencyNotInTerms', { amount: this.shown(m), terms: this.termsList() }));
       } else if (this.hasMoney) {
-        this.add(severity, 'amount-not-in-terms', '', `The summary states ${this.shown(m)}, but the terms hold no such amount (they set ${this.termsList()}); you may be misled about what you pay.`);
+        this.add(severity, 'amount-not-in-terms', '', reviewText('review_amountNotInTerms', { amount: this.shown(m), terms: this.termsList() }));
       } else {
-        this.add(severity, 'amount-not-in-terms', '', `The summary states ${this.shown(m)}, but the terms hold no amount at all.`);
+        this.add(severity, 'amount-not-in-terms', '', reviewText('review_amountWithoutTermsMoney', { amount: this.shown(m) }));
       }
     }
   }
@@ -333,7 +334,8 @@ class WordingReview {
       if (said.has(words)) continue;
       said.add(words);
       const path = this.charges.length === 1 ? formatPath(this.charges[0]!.path) : '';
-      this.add('danger', 'contradicts-charge', path, `The summary says ${quote(this.text.slice(cue.start, cue.end))} (${this.context(cue.start, cue.end)}), but the terms charge ${this.charged()}.`);
+      const values = { words: quote(this.text.slice(cue.start, cue.end)), context: this.context(cue.start, cue.end), charged: this.charged() };
+      this.add('danger', 'contradicts-charge', path, reviewText('review_contradictsCharge', values));
     }
   }
 
@@ -424,16 +426,11 @@ class WordingReview {
       const path = exact ? formatPath(exact.path) : '';
       if (said.has(`${path}|${m.values[0]}`)) continue;
       said.add(`${path}|${m.values[0]}`);
-      const what = exact ? `${path} (${exact.shown})` : 'an amount derived from the terms';
-      const sentence = this.context(m.start, m.end);
-      this.add(
-        'danger',
-        'direction-reversed',
-        path,
-        direction === 'charge'
-          ? `The summary presents ${this.shown(m)} as money you get or do not pay (${sentence}), but in the terms ${what} is a charge.`
-          : `The summary presents ${this.shown(m)} as a charge (${sentence}), but in the terms ${what} is money to you.`,
-      );
+      const presented = { amount: this.shown(m), context: this.context(m.start, m.end) };
+      let sentence: Localized;
+      if (exact === null) sentence = reviewText(direction === 'charge' ? 'review_derivedChargeAsMoneyToYou' : 'review_derivedMoneyToYouAsCharge', presented);
+      else sentence = reviewText(direction === 'charge' ? 'review_chargeAsMoneyToYou' : 'review_moneyToYouAsCharge', { ...presented, path, terms_amount: exact.shown });
+      this.add('danger', 'direction-reversed', path, sentence);
     }
   }
 
@@ -461,8 +458,10 @@ class WordingReview {
     if (distinct.size < 2) return;
     const named = [...distinct.values()].map((m) => m.allowed.find((a) => a.amount !== null && a.amount.words.some((w) => TOTAL_KEY.has(w)))?.amount);
     if (named.every((a) => a !== undefined) && new Set(named.map((a) => formatPath(a!.path))).size === named.length) return;
-    const listed = [...distinct.values()].slice(0, 3).map((m) => this.shown(m));
-    this.add('danger', 'second-total', '', `The summary presents different amounts as the total or what you pay: ${listed.join(' and ')}.`);
+    // Two or three amounts, each its own placeholder: a sentence per shape, no list glued in code.
+    const [first, second, third] = [...distinct.values()].slice(0, 3).map((m) => this.shown(m)) as [string, string, string | undefined];
+    const said = third === undefined ? reviewText('review_secondTotal', { first, second }) : reviewText('review_secondTotalThree', { first, second, third });
+    this.add('danger', 'second-total', '', said);
   }
 }
 

@@ -38,6 +38,8 @@
  */
 import { NAME_LOOKALIKES } from './name-lookalikes.ts';
 import { isHighlyRestrictive, scriptOf, type Script } from './scripts.ts';
+import { joinList, type MessageText } from './message-text.ts';
+import { summaryText } from './messages.ts';
 import { classifyCodePoint, codePointLabel, revealHidden } from './text-inspection.ts';
 
 export type NameFindingCode = 'mixed-script' | 'confusable' | 'combining-mark';
@@ -47,6 +49,8 @@ export interface NameFinding {
   severity: 'danger' | 'warning';
   /** One plain sentence; Company text in it has its hidden characters shown as tokens. */
   message: string;
+  /** The same sentence as a messages.json name and its data, for the browser's language. */
+  text: MessageText;
 }
 
 interface NameChar {
@@ -89,21 +93,14 @@ function quote(text: string): string {
   return `\u201C${revealHidden(text, { singleLine: true })}\u201D`;
 }
 
+/** Characters or clusters as one substitution: at most `MAX_LISTED`, then an ellipsis. */
 function listed(items: readonly string[]): string {
-  const shown = items.slice(0, MAX_LISTED);
-  const more = items.length - shown.length;
-  if (more > 0) return `${shown.join(', ')} and ${more} more`;
-  if (shown.length < 2) return shown.join('');
-  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+  return joinList(items, MAX_LISTED);
 }
 
+/** A script as data: its Unicode name, or "uncommon-script" for the ones UTS #31 leaves out. */
 function scriptName(script: Script): string {
   return script === 'Other' ? 'uncommon-script' : script;
-}
-
-/** "is Cyrillic", "is from an uncommon script". */
-function isOfScript(script: Script): string {
-  return script === 'Other' ? 'is from an uncommon script' : `is ${script}`;
 }
 
 function distinct(chars: readonly NameChar[]): NameChar[] {
@@ -162,18 +159,20 @@ function mixedScriptFinding(chars: readonly NameChar[], counts: ReadonlyMap<Scri
   const odd = chars.filter((c) => oddScripts.has(c.script));
   const shown = distinct(odd);
   const names = [main, ...oddScripts].map(scriptName);
-  let detail: string;
+  const scriptList = joinList(names);
+  let said: Omit<NameFinding, 'code' | 'severity'>;
   if (shown.length === 1) {
     const [c] = shown as [NameChar];
-    const looks = NAME_LOOKALIKES.has(c.cp) ? ' and only looks like a Latin letter or digit' : '';
-    detail = `${describeChar(c)} ${isOfScript(c.script)}${looks}`;
+    const looks = NAME_LOOKALIKES.has(c.cp);
+    if (c.script === 'Other') {
+      said = summaryText(looks ? 'name_mixedScriptsUncommonLookalike' : 'name_mixedScriptsUncommon', { scripts: scriptList, char: describeChar(c) });
+    } else {
+      said = summaryText(looks ? 'name_mixedScriptsLookalike' : 'name_mixedScripts', { scripts: scriptList, char: describeChar(c), script: c.script });
+    }
   } else {
-    detail = `${listed(shown.map(describeChar))} are not ${scriptName(main)}`;
+    said = summaryText('name_mixedScriptsMany', { scripts: scriptList, chars: listed(shown.map(describeChar)), script: scriptName(main) });
   }
-  return {
-    odd,
-    finding: { code: 'mixed-script', severity: 'danger', message: `The name mixes ${listed(names)} letters: ${detail}.` },
-  };
+  return { odd, finding: { code: 'mixed-script', severity: 'danger', ...said } };
 }
 
 function confusableFindings(name: string, chars: readonly NameChar[], counts: ReadonlyMap<Script, number>, reported: ReadonlySet<NameChar>): NameFinding[] {
@@ -188,12 +187,12 @@ function confusableFindings(name: string, chars: readonly NameChar[], counts: Re
   const findings: NameFinding[] = [];
   const dangers = distinct(standIns.filter((c) => !ALPHABET_LETTERS.has(c.cp)));
   if (dangers.length === 1) {
-    findings.push({ code: 'confusable', severity: 'danger', message: `${describeChar(dangers[0]!)} in the name only looks like an ordinary letter or digit; it is a different character.` });
+    findings.push({ code: 'confusable', severity: 'danger', ...summaryText('name_confusable', { char: describeChar(dangers[0]!) }) });
   } else if (dangers.length > 1) {
-    findings.push({ code: 'confusable', severity: 'danger', message: `${listed(dangers.map(describeChar))} in the name only look like ordinary letters or digits; they are different characters.` });
+    findings.push({ code: 'confusable', severity: 'danger', ...summaryText('name_confusableMany', { chars: listed(dangers.map(describeChar)) }) });
   }
   for (const c of distinct(standIns.filter((s) => ALPHABET_LETTERS.has(s.cp)))) {
-    findings.push({ code: 'confusable', severity: 'warning', message: `${describeChar(c)} is a dotless i, a letter of Turkish and Azerbaijani that can also pass for \u201Ci\u201D.` });
+    findings.push({ code: 'confusable', severity: 'warning', ...summaryText('name_dotlessI', { char: describeChar(c) }) });
   }
   if (findings.length > 0 || hasLatin || reported.size > 0) return findings;
 
@@ -201,8 +200,12 @@ function confusableFindings(name: string, chars: readonly NameChar[], counts: Re
   const letters = chars.filter(hasScript);
   if (letters.length === 0 || !letters.every((c) => isLookalike(c, eastAsian))) return findings;
   const scripts = [...counts.keys()];
-  const of = scripts.length === 1 ? isOfScript(scripts[0]!) : `is ${listed(scripts.map(scriptName))}`;
-  findings.push({ code: 'confusable', severity: 'danger', message: `Every letter of ${quote(name)} ${of} but looks like a Latin letter or digit.` });
+  const [only] = scripts;
+  let said: Omit<NameFinding, 'code' | 'severity'>;
+  if (scripts.length > 1) said = summaryText('name_wholeScriptMany', { name: quote(name), scripts: joinList(scripts.map(scriptName)) });
+  else if (only === 'Other') said = summaryText('name_wholeScriptUncommon', { name: quote(name) });
+  else said = summaryText('name_wholeScript', { name: quote(name), script: scriptName(only!) });
+  findings.push({ code: 'confusable', severity: 'danger', ...said });
   return findings;
 }
 
@@ -269,18 +272,18 @@ function combiningMarkFindings(name: string): NameFinding[] {
   }
   const findings: NameFinding[] = [];
   if (drawnOver.length > 0) {
-    const them = drawnOver.length === 1 ? 'has a mark drawn over or around it, which can disguise the letter' : 'have marks drawn over or around them, which can disguise the letters';
-    findings.push({ code: 'combining-mark', severity: 'danger', message: `${listed(drawnOver.map(describeCluster))} ${them}.` });
+    const chars = listed(drawnOver.map(describeCluster));
+    findings.push({ code: 'combining-mark', severity: 'danger', ...summaryText(drawnOver.length === 1 ? 'name_markDrawnOver' : 'name_markDrawnOverMany', { chars }) });
   }
   if (stacked.length > 0) {
-    const them = stacked.length === 1 ? 'has' : 'have';
-    findings.push({ code: 'combining-mark', severity: 'danger', message: `${listed(stacked.map(describeCluster))} ${them} marks stacked on one character, which can hide what the letter is.` });
+    const chars = listed(stacked.map(describeCluster));
+    findings.push({ code: 'combining-mark', severity: 'danger', ...summaryText(stacked.length === 1 ? 'name_marksStacked' : 'name_marksStackedMany', { chars }) });
   }
   if (decomposed.length === 1) {
     const [c] = decomposed as [MarkCluster];
-    findings.push({ code: 'combining-mark', severity: 'warning', message: `${describeCluster(c)} is a letter plus a separate accent mark: it looks like the usual ${quote(c.text.normalize('NFC'))} but is written differently, so it may not match the real name.` });
+    findings.push({ code: 'combining-mark', severity: 'warning', ...summaryText('name_decomposed', { chars: describeCluster(c), usual: quote(c.text.normalize('NFC')) }) });
   } else if (decomposed.length > 1) {
-    findings.push({ code: 'combining-mark', severity: 'warning', message: `${listed(decomposed.map(describeCluster))} are letters plus separate accent marks: they look usual but are written differently, so they may not match the real name.` });
+    findings.push({ code: 'combining-mark', severity: 'warning', ...summaryText('name_decomposedMany', { chars: listed(decomposed.map(describeCluster)) }) });
   }
   return findings;
 }

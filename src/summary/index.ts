@@ -40,4 +40,15 @@ export {
   type OriginWarningCode,
 } from './origin.ts';
 export { ALLOWED_TAGS, type WindowLike } from './sanitize.ts';
+export {
+  LIST_SEPARATOR,
+  chromeMessages,
+  localize,
+  type ChromeMessage,
+  type Localized,
+  type MessageTable,
+  type MessageText,
+  type Template,
+} from './message-text.ts';
+export { SUMMARY_MESSAGES, summaryChromeMessages, type SummaryMessageKey } from './messages.ts';
 export { DISABLED_CONSTRUCTS, ENABLED_CONSTRUCTS, STRUCTURE_LIMITS } from './markdown.ts';

@@ -29,6 +29,8 @@ import punycode from 'punycode.js';
 import { parse as parseHost } from 'tldts';
 import { CountersignError } from '../protocol/errors.ts';
 import { ASCII_LOOKALIKES } from './lookalikes.ts';
+import type { Localized, MessageText } from './message-text.ts';
+import { summaryText, type SummaryMessageKey } from './messages.ts';
 import { isHighlyRestrictive, scriptOf, type Script } from './scripts.ts';
 
 export type OriginWarningCode =
@@ -49,6 +51,8 @@ export type OriginWarningCode =
 export interface OriginWarning {
   code: OriginWarningCode;
   message: string;
+  /** The same sentence as a messages.json name and its data, for the browser's language. */
+  text: MessageText;
 }
 
 export interface DisplayOrigin {
@@ -76,6 +80,8 @@ export interface DisplayOrigin {
   spelledDomain: string | null;
   /** The owner in words, for the window to show beside the bold domain: "This site is checkout-secure.co." */
   ownerSentence: string;
+  /** `ownerSentence` as a messages.json name and its data. */
+  ownerText: MessageText;
   warnings: OriginWarning[];
 }
 
@@ -100,30 +106,32 @@ const DEVIATIONS = new Set([0xdf, 0x3c2, 0x200c, 0x200d]);
 const MIDDLE_DOT = 0xb7;
 const KATAKANA_PROLONGED_SOUND = 0x30fc;
 
-const MESSAGES: Record<OriginWarningCode, string> = {
-  'insecure-scheme': 'The Company was reached over plain http, so anyone on the network could have changed what it sent.',
-  'credentials-in-url': 'The address carried a user name or password before the host; only the host after it counts.',
-  'ip-address': 'The Company is known only by an IP address, not by a domain name.',
-  'no-registrable-domain': 'This host has no registrable domain (it is a public suffix or a local name).',
-  'subdomain-elided': 'The start of a long subdomain is hidden so the registrable domain stays in view.',
-  // Replaced by a sentence that names both domains; see `spelledDomainOf`.
-  'subdomain-spells-domain': 'The start of the address reads like another domain, which is not the site.',
-  'idn-mixed-script': 'The domain mixes writing systems in one name, a common way to imitate another domain.',
-  'idn-uncommon-script': 'The domain uses a writing system that is rarely used in domain names.',
-  'idn-whole-script-confusable': 'The domain is written entirely in letters that look like Latin ones.',
-  'idn-lookalike': 'The domain contains a character that looks like another letter, digit or sign.',
-  'idn-deviation': 'The domain contains ß, ς or a zero-width joiner, which some software reads as a different domain.',
-  'idn-mixed-digits': 'The domain mixes digits from different numbering systems.',
-  'idn-invalid': 'The domain has a label that is not valid punycode.',
-};
+/** The fixed sentence of each warning, in `SUMMARY_MESSAGES`. */
+const MESSAGE_KEYS = {
+  'insecure-scheme': 'origin_insecureScheme',
+  'credentials-in-url': 'origin_credentialsInUrl',
+  'ip-address': 'origin_ipAddress',
+  'no-registrable-domain': 'origin_noRegistrableDomain',
+  'subdomain-elided': 'origin_subdomainElided',
+  'idn-mixed-script': 'origin_idnMixedScript',
+  'idn-uncommon-script': 'origin_idnUncommonScript',
+  'idn-whole-script-confusable': 'origin_idnWholeScriptConfusable',
+  'idn-lookalike': 'origin_idnLookalike',
+  'idn-deviation': 'origin_idnDeviation',
+  'idn-mixed-digits': 'origin_idnMixedDigits',
+  'idn-invalid': 'origin_idnInvalid',
+} as const satisfies Record<FixedWarningCode, SummaryMessageKey>;
 
-function warning(code: OriginWarningCode, message = MESSAGES[code]): OriginWarning {
-  return { code, message };
+/** Every warning but the one whose sentence names the domains. */
+type FixedWarningCode = Exclude<OriginWarningCode, 'subdomain-spells-domain'>;
+
+function warning(code: FixedWarningCode): OriginWarning {
+  return { code, ...summaryText(MESSAGE_KEYS[code]) };
 }
 
 /** Why one Unicode label must not be shown as Unicode (empty when it may be). */
-function labelProblems(label: string, tldScripts: ReadonlySet<Script>): OriginWarningCode[] {
-  const problems = new Set<OriginWarningCode>();
+function labelProblems(label: string, tldScripts: ReadonlySet<Script>): FixedWarningCode[] {
+  const problems = new Set<FixedWarningCode>();
   const scripts = new Set<Script>();
   const digitSystems = new Set<number>();
   const chars = Array.from(label);
@@ -236,9 +244,9 @@ function spelledDomainOf(asciiLabels: readonly string[]): { prefix: number; doma
   return null;
 }
 
-function ownerSentenceOf(registrable: string, isIp: boolean): string {
+function ownerOf(registrable: string, isIp: boolean): Localized {
   const name = registrable.endsWith('.') ? registrable.slice(0, -1) : registrable;
-  return isIp ? `This site is the IP address ${name}.` : `This site is ${name}.`;
+  return isIp ? summaryText('origin_ownerIp', { address: name }) : summaryText('origin_owner', { domain: name });
 }
 
 function checkMax(max: number): number {
@@ -281,7 +289,7 @@ export function displayOrigin(url: string, options: DisplayOriginOptions = {}): 
     const trailingDot = asciiHost.endsWith('.') ? '.' : '';
     const asciiLabels = (trailingDot ? asciiHost.slice(0, -1) : asciiHost).split('.');
     const unicodeLabels: string[] = [];
-    const problems = new Set<OriginWarningCode>();
+    const problems = new Set<FixedWarningCode>();
     for (const label of asciiLabels) {
       try {
         unicodeLabels.push(label.startsWith('xn--') ? punycode.toUnicode(label) : label);
@@ -313,13 +321,16 @@ export function displayOrigin(url: string, options: DisplayOriginOptions = {}): 
     }
   }
 
-  const ownerSentence = ownerSentenceOf(registrable, info.isIp === true);
+  const owner = ownerOf(registrable, info.isIp === true);
   if (spelledDomain !== null) {
     // Said in words: the bold registrable domain alone is easy to miss when the start of the
-    // address is a familiar name.
-    const reads = spelledPrefix === spelledDomain ? '' : ` reads like ${spelledDomain} but`;
-    const message = `${ownerSentence} The address starts with “${spelledPrefix}”, which${reads} is not the site.`;
-    warnings.push(warning('subdomain-spells-domain', message));
+    // address is a familiar name. An IP address has no subdomain, so the owner is a domain here.
+    const domain = registrable.endsWith('.') ? registrable.slice(0, -1) : registrable;
+    const said =
+      spelledPrefix === spelledDomain
+        ? summaryText('origin_subdomainIsDomain', { domain, prefix: spelledPrefix })
+        : summaryText('origin_subdomainSpellsDomain', { domain, prefix: spelledPrefix, spelled: spelledDomain });
+    warnings.push({ code: 'subdomain-spells-domain', ...said });
   }
   const fullSubdomain = subdomainLabels.join('.');
   const subdomain = elide(fullSubdomain, max);
@@ -336,7 +347,8 @@ export function displayOrigin(url: string, options: DisplayOriginOptions = {}): 
     port,
     display,
     spelledDomain,
-    ownerSentence,
+    ownerSentence: owner.message,
+    ownerText: owner.text,
     warnings,
   };
 }

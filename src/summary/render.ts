@@ -5,17 +5,19 @@
  * freeze the approval window.
  */
 import { CountersignError } from '../protocol/errors.ts';
+import { MAX_SUMMARY_LENGTH } from '../protocol/limits.ts';
 import { allowListedHtmlToText, markdownToAllowListedHtml } from './markdown.ts';
 import { resolveWindow, sanitizeToFragment, sanitizeToHtml, type WindowLike } from './sanitize.ts';
 import { inspectText, type TextFinding } from './text-inspection.ts';
 
 /**
- * Characters (UTF-16 code units) shown before "Show all". 20,000 is about ten pages of
- * prose, far above any honest summary (the seed's is 151), and renders in tens of milliseconds
- * (bench/summary.bench.ts); a longer summary is itself worth the user's attention, which
- * `truncated` lets the window say.
+ * Characters (UTF-16 code units) shown before "Show all": the operation schema's own limit
+ * (protocol/limits.ts MAX_SUMMARY_LENGTH), so every summary Countersign accepts is shown, and
+ * checked against the terms, in full. Several pages of prose, far above any honest summary (the
+ * seed's is 151), and it renders in tens of milliseconds (bench/summary.bench.ts). The cut, and
+ * `truncated` for "Show all", remain for text that never passed that schema.
  */
-export const SUMMARY_DISPLAY_LIMIT = 20_000;
+export const SUMMARY_DISPLAY_LIMIT = MAX_SUMMARY_LENGTH;
 
 /** How far back from the limit a cut looks for white space, so it does not split "$1,000". */
 const CUT_LOOKBACK = 200;

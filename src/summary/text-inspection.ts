@@ -27,6 +27,9 @@ export type HiddenKind =
   /** White space other than SPACE, TAB and LF: looks like a space, is not one. */
   | 'space';
 
+import type { MessageText } from './message-text.ts';
+import { summaryText, type SummaryMessageKey } from './messages.ts';
+
 export type Severity = 'danger' | 'warning' | 'info';
 
 export interface TextFinding {
@@ -41,6 +44,8 @@ export interface TextFinding {
   index: number;
   /** One plain sentence for the window's warning list. */
   message: string;
+  /** The same sentence as a messages.json name and its data, for the browser's language. */
+  text: MessageText;
 }
 
 export type TextSegment =
@@ -119,13 +124,14 @@ function severityOf(kind: HiddenKind, codePoint: number): Severity {
   return 'warning';
 }
 
-const DESCRIPTIONS: Record<HiddenKind, string> = {
-  'bidi-control': 'A direction control character, which can reorder the text around it,',
-  'line-break': 'A hidden line break',
-  control: 'A control character',
-  invisible: 'An invisible character',
-  format: 'An invisible formatting character',
-  space: 'A space that is not an ordinary space',
+/** The sentence for each kind, in `SUMMARY_MESSAGES`. */
+const MESSAGE_KEYS: Record<HiddenKind, SummaryMessageKey & `hidden_${string}`> = {
+  'bidi-control': 'hidden_bidi',
+  'line-break': 'hidden_lineBreak',
+  control: 'hidden_control',
+  invisible: 'hidden_invisible',
+  format: 'hidden_format',
+  space: 'hidden_space',
 };
 
 function codePointBefore(text: string, index: number): number | undefined {
@@ -200,7 +206,7 @@ export function inspectText(text: string, options: InspectOptions = {}): TextIns
       label,
       token,
       index,
-      message: `${DESCRIPTIONS[kind]} (${label}) is in the text; it is shown as ${token}.`,
+      ...summaryText(MESSAGE_KEYS[kind], { label, token }),
     };
     findings.push(finding);
     segments.push({ type: 'hidden', token, finding });

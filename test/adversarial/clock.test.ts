@@ -6,7 +6,8 @@ import { Store, approvalKey, type PairedAgent, type StoredKeyPair } from '../../
 import { verifyDecision } from '../../src/protocol/decision';
 import { expiresAtMs } from '../../src/protocol/operation';
 import { deadlineOf, instantOf } from '../../src/protocol/rfc3339';
-import { formatRemaining } from '../../src/extension/ui/approval-window-page';
+import { formatRemaining } from '../../src/extension/ui/countdown';
+import { englishTranslate } from '../extension/ui/locale-table';
 
 /**
  * A hostile Company's clock: `expires_at` values that are valid RFC 3339 but that `Date.parse`
@@ -54,7 +55,7 @@ describe('finding 2: one clock for RFC 3339 times (leap seconds included)', () =
     const now = Date.parse('2026-12-31T23:00:00Z');
     const left = deadlineOf('2026-12-31T23:59:60Z') - now;
     expect(left).toBeGreaterThan(0);
-    expect(formatRemaining(left)).toBe('59 min 59 s');
+    expect(formatRemaining(left, englishTranslate())).toBe('59 min 59 s');
   });
 });
 

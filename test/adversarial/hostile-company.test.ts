@@ -7,6 +7,7 @@ import { extensionKey, signRecord } from '../../src/extension/keys';
 import { toView } from '../../src/extension/snapshot';
 import { Store, type PairedAgent } from '../../src/extension/store';
 import { renderApprovalCard } from '../../src/extension/ui/approval-card';
+import { englishTranslate } from '../extension/ui/locale-table';
 import { approvalRequestMessage, parseBridgeMessage, BRIDGE_PROTOCOL_VERSION } from '../../src/protocol/bridge';
 
 /**
@@ -106,7 +107,7 @@ describe('a hostile Company: 100 random operations', () => {
             return;
           }
           outcomes.prompted++;
-          const card = renderApprovalCard(document, toView(record!), (k) => k);
+          const { card } = renderApprovalCard(document, toView(record!), englishTranslate());
           expect(card.querySelector('h1')).not.toBeNull();
           // No element from Company text beyond the summary's allow-list.
           for (const el of card.querySelectorAll('[data-testid="summary"] *')) expect(['P', 'EM', 'STRONG', 'UL', 'OL', 'LI']).toContain(el.tagName);

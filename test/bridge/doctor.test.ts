@@ -1,7 +1,9 @@
 import { chmodSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { doctor, formatFindings, type Finding } from '../../src/bridge/doctor';
+import { runCli } from '../../src/bridge/cli';
+import { BROWSER_REPORTS, doctor, formatFindings, type Finding } from '../../src/bridge/doctor';
 import { install, type InstallContext } from '../../src/bridge/install';
 
 import { FakeRegistry, MemoryFs, jailedFs } from './memory-fs';
@@ -157,5 +159,133 @@ describe('doctor', () => {
     install(ctx, { browsers: ['chrome'] });
     expect(byBrowser(doctor(ctx, { selfCommand: winSelf }), 'chrome')).toMatchObject({ severity: 'ok' });
     expect(reg.calls.some((c) => c[1] === 'query')).toBe(true);
+  });
+});
+
+describe('doctor quotes the browser it checks', () => {
+  const CHROMIUM_WORDS = Object.values(BROWSER_REPORTS.chromium);
+  const firefoxManifest = (ctx: { home: string }) => path.join(ctx.home, '.mozilla', 'native-messaging-hosts', 'dev.countersign.bridge.json');
+
+  function firefoxFinding(ctx: InstallContext): Finding {
+    return byBrowser(doctor(ctx, { selfCommand: SELF, browsers: ['firefox'] }), 'firefox');
+  }
+
+  function expectFirefoxWords(f: Finding, words: string): void {
+    expect(f.severity).toBe('error');
+    expect(f.message).toContain(`the browser reports "${words}"`);
+    for (const chromium of CHROMIUM_WORDS) expect(f.message).not.toContain(chromium);
+  }
+
+  it('Firefox: a missing manifest, a relative path and a foreign add-on id are all "No such native application dev.countersign.bridge"', () => {
+    const ctx = linux();
+    mkdirSync(path.join(ctx.home, '.mozilla'));
+    expectFirefoxWords(firefoxFinding(ctx), 'No such native application dev.countersign.bridge');
+    install(ctx, { browsers: ['firefox'] });
+    const m = JSON.parse(readFileSync(firefoxManifest(ctx), 'utf8')) as Record<string, unknown>;
+    writeFileSync(firefoxManifest(ctx), JSON.stringify({ ...m, path: 'countersign-bridge' }));
+    expectFirefoxWords(firefoxFinding(ctx), 'No such native application dev.countersign.bridge');
+    writeFileSync(firefoxManifest(ctx), JSON.stringify({ ...m, allowed_extensions: ['other@example.com'] }));
+    expectFirefoxWords(firefoxFinding(ctx), 'No such native application dev.countersign.bridge');
+  });
+
+  it('Firefox: a launcher that cannot start is "An unexpected error occurred", never "Native host has exited."', () => {
+    const ctx = linux();
+    const report = install(ctx, { browsers: ['firefox'] });
+    chmodSync(report.launcher, 0o644);
+    expectFirefoxWords(firefoxFinding(ctx), 'An unexpected error occurred');
+    chmodSync(report.launcher, 0o755);
+    unlinkSync(report.bundle);
+    expectFirefoxWords(firefoxFinding(ctx), 'An unexpected error occurred');
+  });
+
+  it('Chromium keeps its own words for the same problems', () => {
+    const ctx = linux();
+    const report = install(ctx, { browsers: ['chromium'] });
+    editManifest(ctx, (m) => (m['path'] = 'countersign-bridge'));
+    expect(byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium').message).toContain('the browser reports "Specified native messaging host not found."');
+    editManifest(ctx, (m) => (m['path'] = report.launcher));
+    chmodSync(report.launcher, 0o644);
+    const f = byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium');
+    expect(f.message).toContain('the browser reports "Native host has exited."');
+    expect(f.message).not.toContain('No such native application');
+  });
+});
+
+describe('doctor and a launcher that is not this installation\'s', () => {
+  it('a manifest pointing at a script elsewhere is an error that names it, with the install fix', () => {
+    const ctx = linux();
+    const report = install(ctx, { browsers: ['chromium'] });
+    const script = path.join(ctx.home, 'bin', 'bridge.sh');
+    mkdirSync(path.dirname(script));
+    writeFileSync(script, '#!/bin/sh\nexec /usr/bin/python3 /tmp/x.py\n', { mode: 0o755 });
+    editManifest(ctx, (m) => (m['path'] = script));
+    const f = byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium');
+    expect(f.severity).toBe('error');
+    expect(f.message).toContain(`"path" is ${script} (a program "countersign-bridge install" did not write), not this installation's launcher ${report.launcher}`);
+    expect(f.fix).toBe(`${SELF.join(' ')} install --browser chromium`);
+  });
+
+  it('our launcher replaced by an arbitrary script is an error, not a warning', () => {
+    const ctx = linux();
+    const report = install(ctx, { browsers: ['chromium'] });
+    writeFileSync(report.launcher, '#!/bin/sh\nexec /usr/bin/python3 /tmp/x.py\n');
+    const f = byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium');
+    expect(f).toMatchObject({ severity: 'error', message: expect.stringContaining('was not written by "countersign-bridge install"'), fix: `${SELF.join(' ')} install --browser chromium` });
+  });
+
+  it('a launcher another checkout wrote (install --link there) is an error that names the bundle it runs', () => {
+    const ctx = linux();
+    const other = path.join(ctx.home, 'other-checkout', 'dist', 'countersign-bridge.mjs');
+    mkdirSync(path.dirname(other), { recursive: true });
+    writeFileSync(other, '// another bundle');
+    const report = install({ ...ctx, bundlePath: other }, { browsers: ['chromium'], link: true });
+    const f = byBrowser(doctor(ctx, { selfCommand: SELF }), 'chromium');
+    expect(f.severity).toBe('error');
+    expect(f.message).toContain(`launcher ${report.launcher} runs ${other}, not this installation's bridge`);
+    expect(f.fix).toBe(`${SELF.join(' ')} install --browser chromium`);
+  });
+
+  it('a launcher this program wrote with --link, bundled or from source, is its own', () => {
+    const ctx = linux();
+    install(ctx, { browsers: ['chromium'], link: true });
+    expect(byBrowser(doctor(ctx, { selfCommand: [process.execPath, ctx.bundlePath] }), 'chromium').severity).toBe('ok');
+    // From source main.ts runs, and --link points at the build output two folders up.
+    const built = path.join(ctx.home, 'checkout', 'dist', 'countersign-bridge.mjs');
+    mkdirSync(path.dirname(built), { recursive: true });
+    writeFileSync(built, '// bundle');
+    install({ ...ctx, bundlePath: built }, { browsers: ['chromium'], link: true });
+    const fromSource = [process.execPath, '--import', 'tsx', path.join(ctx.home, 'checkout', 'src', 'bridge', 'main.ts')];
+    expect(byBrowser(doctor(ctx, { selfCommand: fromSource }), 'chromium').severity).toBe('ok');
+  });
+
+  it('countersign-bridge doctor exits 1 for a foreign launcher', async () => {
+    const ctx = linux();
+    const other = path.join(ctx.home, 'other-checkout', 'countersign-bridge.mjs');
+    mkdirSync(path.dirname(other));
+    writeFileSync(other, '// another bundle');
+    install({ ...ctx, bundlePath: other }, { browsers: ['chromium'], link: true });
+    let out = '';
+    const stdout = new PassThrough();
+    stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await runCli({
+      argv: ['doctor', '--browser', 'chromium'],
+      stdin: new PassThrough(),
+      stdout,
+      stderr: { write: () => true },
+      env: {},
+      platform: 'linux',
+      homedir: ctx.home,
+      uid: 1000,
+      username: 'jane',
+      cwd: ctx.home,
+      execPath: process.execPath,
+      bundlePath: ctx.bundlePath,
+      selfCommand: [process.execPath, ctx.bundlePath],
+      fs: ctx.fs,
+      run: ctx.run,
+    });
+    expect(code).toBe(1);
+    expect(out).toMatch(/^chromium +error +launcher /m);
+    expect(out).toContain(`runs ${other}, not this installation's bridge`);
   });
 });

@@ -19,6 +19,8 @@ import {
 } from '../../src/protocol/bridge';
 import { encodeJsonFrame } from '../../src/protocol/bridge-framing';
 import { verifyDecision } from '../../src/protocol/decision';
+import { MAX_SUMMARY_LENGTH } from '../../src/protocol/limits';
+import { OPERATION } from './helpers';
 
 // docs/bridge-protocol.md is what other-language agents implement from: its examples and test
 // vectors must be exactly what the code accepts and computes.
@@ -119,6 +121,18 @@ describe('docs/bridge-protocol.md', () => {
     const hex = [...frame].map((b) => b.toString(16).padStart(2, '0')).join(' ');
     const shown = /agent socket \(big-endian\): +([0-9a-f ]+)\n +([0-9a-f ]+)\n/.exec(doc);
     expect(`${shown?.[1]} ${shown?.[2]}`.replace(/ +/g, ' ').trim()).toBe(hex);
+  });
+
+  it('states the summary length limit, and the bridge_error that reports it, as the code has them', () => {
+    const spaced = MAX_SUMMARY_LENGTH.toLocaleString('en').replace(/,/g, ' ');
+    expect(doc).toContain(`A \`summary\` has at most **${spaced}** characters`);
+    const over = { ...examples.find((m) => m['type'] === 'approval_request' && m['id'] === 'req_7f3a')!, operation: { ...OPERATION, summary: 'x'.repeat(MAX_SUMMARY_LENGTH + 1) } };
+    const parsed = parseBridgeMessage(agentToExtensionMessage, over);
+    expect(parsed.ok).toBe(false);
+    const told = examples.find((m) => m['type'] === 'bridge_error' && m['code'] === 'ERR_SUMMARY_TOO_LONG');
+    expect(told).toMatchObject({ code: parsed.ok ? undefined : parsed.error.code, message: parsed.ok ? undefined : parsed.error.message, id: 'req_7f3a' });
+    const errors = doc.slice(doc.indexOf('## 12.'), doc.indexOf('## 13.'));
+    expect(errors).toMatch(/\| `ERR_SUMMARY_TOO_LONG` \| [^|]*bridge, extension[^|]*\|/);
   });
 
   it('states the largest relayed agent message correctly', () => {

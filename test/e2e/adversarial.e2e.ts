@@ -104,7 +104,7 @@ test('finding 1: stray clicks from the moment the window opens, and a held Enter
   const wrong = offered.code === '000000' ? '111 111' : '000 000';
   await card.getByTestId('pair-code-input').fill(wrong);
   await card.locator('#pair-confirm:enabled').click();
-  await expect(card).toContainText('Tries left: 2');
+  await expect(card).toContainText('2 tries left');
   expect((await pairedAgents(page)).map((a) => a.name)).toEqual(['Desk agent']);
   await card.locator('#pair-reject').click();
   expect(await h.next()).toEqual({ event: 'refused', code: 'ERR_PAIRING_FAILED' });
@@ -141,6 +141,8 @@ test('a pairing flood from a hostile process: capped, while the paired agent kee
   const pending = ask(desk, op);
   const page = await stack.approvalWindow();
   await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+  // Three pairing cards come first; Approve arms once the person has scrolled to the summary's end.
+  await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
   await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
   await page.locator('#approve').click();
   expect((await pending).status).toBe('approved');
@@ -155,6 +157,8 @@ test('finding 1: every prompt and the agents list tell two agents of one name ap
   const old = (await pairedAgents(page)).find((a) => a.name === 'Laptop agent');
   expect(old).toBeDefined();
   await page.getByRole('button', { name: /Laptop agent/ }).click();
+  await page.getByTestId('confirm-act').click();
+  await expect.poll(async () => (await pairedAgents(page)).find((a) => a.name === 'Laptop agent')?.revokedAt).toBeDefined();
   const again = await stack.pairedAgent('Laptop agent');
   await page.reload();
   const rows = page.locator('#agents tr', { hasText: 'Laptop agent' });
@@ -190,6 +194,7 @@ test('finding 2: a future leap second counts down (not "Expired") and can be app
   const b = ask(desk, jacketOperation('rev1', 0, { operation_id: freshId(), expires_at: '2099-12-31T23:59:60Z' }));
   await expect(page.locator('#decline-all')).toBeVisible();
   await page.locator('#decline-all').click();
+  await page.locator('#decline-all-confirm').click();
   expect([(await a).status, (await b).status]).toEqual(['declined', 'declined']);
 });
 

@@ -64,8 +64,8 @@ test('section 5: pairing pins keys; Approve waits ~1 s; a trusted click returns 
   await expect(page.getByTestId('origin')).toContainText('stormline.example');
   await expect(page.getByTestId('summary').locator('strong')).toHaveText('$70.00');
   // What the review checked, never a claim that the terms "agree"; the last line is the terms' data.
-  await expect(page.getByTestId('findings')).toContainText('Every amount in the terms appears in the summary');
-  await expect(page.getByTestId('findings')).not.toContainText('agree');
+  await expect(page.getByTestId('checked')).toContainText('Every amount in the terms appears in the summary');
+  await expect(page.getByTestId('technical')).not.toContainText('agree');
   await expect(page.getByTestId('you-approve')).toContainText('Price difference $70.00');
   await expect(page.getByTestId('agent')).toContainText(agent.fingerprint);
   expect(await badge()).toBe('1');
@@ -235,6 +235,9 @@ test('revoking an agent in the options page: its next request is refused with a 
   const options = await stack.extensionPage('/options.html');
   const revoke = options.getByRole('button', { name: 'Revoke Temporary agent' });
   await revoke.click();
+  // Revoking asks first: nothing happens until the person confirms in the dialog.
+  await expect(options.getByTestId('confirm')).toContainText('Temporary agent');
+  await options.getByTestId('confirm-act').click();
   await expect(revoke).toBeHidden();
   await expect(ask(temp, freshOperation())).rejects.toMatchObject({ code: 'ERR_AGENT_REVOKED' });
   const popup = await stack.extensionPage('/popup.html');

@@ -123,6 +123,7 @@ test('a burst: 4 agents ask 25 each at once; one window, nobody past the limit o
   expect(stack.context.pages().filter((p) => p.url().includes('/approve.html'))).toHaveLength(1);
   expect(await pendingCount()).toBe(80);
   await page.locator('#decline-all').click();
+  await page.locator('#decline-all-confirm').click();
   const results = await Promise.all(asks);
   for (let n = 0; n < agents.length; n++) {
     const mine = results.slice(n * 25, n * 25 + 25);

@@ -21,7 +21,8 @@ test('the background worker starts in Debian Chromium and answers a version quer
     const answer = versionAnswer.parse(raw);
     expect(answer.product).toBe('Countersign');
     expect(answer.version).toBe(version);
-    await expect(page.locator('#app h1')).toHaveText(`Countersign ${version}`);
+    await expect(page.locator('#app h1')).toHaveText('Countersign');
+    await expect(page.locator('#app .version')).toHaveText(version);
   } finally {
     await ext.close();
   }

@@ -76,6 +76,7 @@ test(`${cases.length} XSS payloads rendered as summaries in the approval window:
       if (i < batch.length - 1) await page.locator('#next').click();
     }
     await page.locator('#decline-all').click();
+  await page.locator('#decline-all-confirm').click();
     for (const a of await Promise.all(answers)) expect(a.status).toBe('declined');
   }
   expect(dialogs).toEqual([]);

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { wordTokens } from '../../src/review/diff.ts';
 import { diffExpiry, diffRevisions, diffTerms, wordDiff, type WordPart } from '../../src/review/index.ts';
 
 const FIRST = {
@@ -37,19 +38,56 @@ describe('diffRevisions', () => {
     expect(diff.summary.filter((p) => p.kind !== 'same')).toEqual([
       { kind: 'removed', text: 'M' },
       { kind: 'added', text: 'L' },
-      { kind: 'removed', text: '70' },
-      { kind: 'added', text: '75' },
+      { kind: 'removed', text: '$70.00' },
+      { kind: 'added', text: '$75.00' },
     ]);
     expect(diff.terms).toEqual([
-      { kind: 'changed', path: 'replacement_sku', before: 'stormline-insulated-m', after: 'stormline-insulated-l', message: 'replacement_sku changed from "stormline-insulated-m" to "stormline-insulated-l".' },
-      { kind: 'changed', path: 'price_difference.amount', before: '70.00', after: '75.00', message: 'price_difference.amount changed from "70.00" to "75.00".' },
+      {
+        kind: 'changed',
+        path: 'replacement_sku',
+        before: 'stormline-insulated-m',
+        after: 'stormline-insulated-l',
+        message: 'replacement_sku changed from "stormline-insulated-m" to "stormline-insulated-l".',
+        text: { key: 'diff_changed', substitutions: ['replacement_sku', '"stormline-insulated-m"', '"stormline-insulated-l"'] },
+      },
+      {
+        kind: 'changed',
+        path: 'price_difference.amount',
+        before: '70.00',
+        after: '75.00',
+        message: 'price_difference.amount changed from "70.00" to "75.00".',
+        text: { key: 'diff_changed', substitutions: ['price_difference.amount', '"70.00"', '"75.00"'] },
+      },
     ]);
     expect(diff.expiry).toEqual({
       before: FIRST.expires_at,
       after: SECOND.expires_at,
       deltaMs: 600_000,
       message: 'The approval deadline moved 10 minutes later, from "2026-10-08T12:20:00-07:00" to "2026-10-08T12:30:00-07:00".',
+      text: { key: 'diff_deadlineLaterMinutes', substitutions: ['10', '"2026-10-08T12:20:00-07:00"', '"2026-10-08T12:30:00-07:00"'], count: 10 },
     });
+  });
+
+  it('shows a changed amount as one removed and one added word, not digits inside "$7075.00"', () => {
+    const diff = diffRevisions({ ...FIRST, summary: 'You pay **$70.00** today.' }, { ...FIRST, revision: 'r2', summary: 'You pay **$75.00** today.' });
+    expect(diff.summary).toEqual([
+      { kind: 'same', text: 'You pay ' },
+      { kind: 'removed', text: '$70.00' },
+      { kind: 'added', text: '$75.00' },
+      { kind: 'same', text: ' today.' },
+    ]);
+  });
+
+  it('compares the words as rendered: Markdown markers and escapes are not words', () => {
+    const diff = diffRevisions({ ...FIRST, summary: '- Fee: *$5.00*\n- Order ord\\_7Hk2' }, { ...FIRST, revision: 'r2', summary: '- Fee: **$5.00**\n- Order ord_7Hk2' });
+    expect(diff.summaryChanged).toBe(true);
+    expect(diff.summary.every((p) => p.kind === 'same')).toBe(true);
+    expect(diff.summary.map((p) => p.text).join('')).not.toMatch(/[*\\]/);
+    const moved = diffRevisions({ ...FIRST, summary: '**Total: $70.00**' }, { ...FIRST, revision: 'r2', summary: '**Total: -$70.00**' });
+    expect(moved.summary.filter((p) => p.kind !== 'same')).toEqual([
+      { kind: 'removed', text: '$70.00' },
+      { kind: 'added', text: '-$70.00' },
+    ]);
   });
 
   it('flags different terms under the same revision as a danger', () => {
@@ -66,7 +104,10 @@ describe('diffRevisions', () => {
 
   it('makes an inserted hidden character a visible change', () => {
     const diff = diffRevisions(FIRST, { ...FIRST, revision: 'r2', summary: FIRST.summary.replace('$70', '$\u202E70') });
-    expect(diff.summary.filter((p) => p.kind !== 'same')).toEqual([{ kind: 'added', text: '\u27E8U+202E\u27E9' }]);
+    expect(diff.summary.filter((p) => p.kind !== 'same')).toEqual([
+      { kind: 'removed', text: '$70.00' },
+      { kind: 'added', text: '$\u27E8U+202E\u27E970.00' },
+    ]);
   });
 
   it('refuses two different operations, and things that are not operations', () => {
@@ -112,6 +153,24 @@ describe('diffExpiry', () => {
     // A leap second is read with the one clock (23:59:59.999 UTC), so it compares; what names no instant does not.
     expect(diffExpiry('2026-12-31T23:59:60Z', '2027-01-01T00:00:00Z')).toMatchObject({ deltaMs: 1 });
     expect(diffExpiry('2026-12-31T23:59:60Z', 'soon')).toMatchObject({ deltaMs: null });
+  });
+});
+
+describe('wordTokens', () => {
+  it('keeps an amount with its currency sign, and dates, times and IDs whole', () => {
+    expect(wordTokens('Pay $70.00 (or -\u20AC5, 70,00 \u20AC, 10%) by 2026-10-08 12:20 for ord_7Hk2.')).toEqual([
+      'Pay', ' ', '$70.00', ' ', '(', 'or', ' ', '-\u20AC5', ',', ' ', '70,00', ' ', '\u20AC', ',', ' ', '10%', ')', ' ',
+      'by', ' ', '2026-10-08', ' ', '12:20', ' ', 'for', ' ', 'ord_7Hk2', '.',
+    ]);
+  });
+
+  it('keeps a hidden-character token as one unit', () => {
+    expect(wordTokens('$\u27E8U+202E\u27E970.00')).toEqual(['$', '\u27E8U+202E\u27E9', '70.00']);
+  });
+
+  it('cuts text without spaces into words (Japanese), and falls back to white space without Intl.Segmenter', () => {
+    expect(wordTokens('\u5408\u8A08\u306F7,000\u5186\u3067\u3059').length).toBeGreaterThan(2);
+    expect(wordTokens('Pay  $70.00\nnow', null)).toEqual(['Pay', '  ', '$70.00', '\n', 'now']);
   });
 });
 

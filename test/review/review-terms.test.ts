@@ -34,12 +34,14 @@ describe("the seed's jacket exchange", () => {
         code: 'amount-not-in-summary',
         path: 'price_difference',
         message: 'The terms set price_difference to 80.00 USD, but the summary does not state that amount.',
+        text: { key: 'review_amountNotInSummary', substitutions: ['price_difference', '80.00 USD'] },
       },
       {
         severity: 'danger',
         code: 'amount-not-in-terms',
         path: '',
         message: 'The summary states "$70.00", but the terms hold no such amount (they set price_difference 80.00 USD); you may be misled about what you pay.',
+        text: { key: 'review_amountNotInTerms', substitutions: ['"$70.00"', 'price_difference 80.00 USD'] },
       },
     ]);
   });

@@ -71,7 +71,8 @@ describe('inspectCompanyName: mixed-script', () => {
       {
         code: 'mixed-script',
         severity: 'danger',
-        message: 'The name mixes Latin and Cyrillic letters: \u201C\u041e\u201D (U+041E) is Cyrillic and only looks like a Latin letter or digit.',
+        message: 'The name mixes letters of different scripts (Latin, Cyrillic): \u201C\u041e\u201D (U+041E) is Cyrillic and only looks like a Latin letter or digit.',
+        text: { key: 'name_mixedScriptsLookalike', substitutions: ['Latin, Cyrillic', '\u201C\u041e\u201D (U+041E)', 'Cyrillic'] },
       },
     ]);
   });
@@ -79,27 +80,27 @@ describe('inspectCompanyName: mixed-script', () => {
   it('reports a Greek letter among Latin ones, and one that looks like no Latin letter', () => {
     expect(codes('Stormline Outf\u03b9tters')).toEqual(['mixed-script:danger']);
     expect(inspectCompanyName('Stormline \u0416utfitters')[0]!.message).toBe(
-      'The name mixes Latin and Cyrillic letters: \u201C\u0416\u201D (U+0416) is Cyrillic.',
+      'The name mixes letters of different scripts (Latin, Cyrillic): \u201C\u0416\u201D (U+0416) is Cyrillic.',
     );
   });
 
-  it('lists several odd letters, at most three, then how many more', () => {
+  it('lists several odd letters, at most three, then an ellipsis', () => {
     const [finding] = inspectCompanyName('\u0421\u0442\u043e\u0440\u043c line Outfitters');
     expect(finding!.message).toBe(
-      'The name mixes Latin and Cyrillic letters: \u201C\u0421\u201D (U+0421), \u201C\u0442\u201D (U+0442), \u201C\u043e\u201D (U+043E) and 2 more are not Latin.',
+      'The name mixes letters of different scripts (Latin, Cyrillic): \u201C\u0421\u201D (U+0421), \u201C\u0442\u201D (U+0442), \u201C\u043e\u201D (U+043E), \u2026 are not Latin.',
     );
   });
 
   it('takes the script with most letters as the main one', () => {
     expect(inspectCompanyName('\u041c\u043e\u0441\u043a\u0432\u0430 T\u0443\u0440')[0]!.message).toBe(
-      'The name mixes Cyrillic and Latin letters: \u201CT\u201D (U+0054) is Latin.',
+      'The name mixes letters of different scripts (Cyrillic, Latin): \u201CT\u201D (U+0054) is Latin.',
     );
   });
 
   it('reports kana with Hangul (each allowed beside Latin, not together) and uncommon scripts', () => {
     expect(codes('\u30bd\u30cb\u30fc \uc0bc\uc131')).toEqual(['mixed-script:danger']);
     expect(inspectCompanyName('\ua4d0ank')[0]!.message).toBe(
-      'The name mixes Latin and uncommon-script letters: \u201C\ua4d0\u201D (U+A4D0) is from an uncommon script and only looks like a Latin letter or digit.',
+      'The name mixes letters of different scripts (Latin, uncommon-script): \u201C\ua4d0\u201D (U+A4D0) is from an uncommon script and only looks like a Latin letter or digit.',
     );
   });
 });
@@ -129,6 +130,7 @@ describe('inspectCompanyName: confusable', () => {
         code: 'confusable',
         severity: 'warning',
         message: '\u201C\u0131\u201D (U+0131) is a dotless i, a letter of Turkish and Azerbaijani that can also pass for \u201Ci\u201D.',
+        text: { key: 'name_dotlessI', substitutions: ['\u201C\u0131\u201D (U+0131)'] },
       },
     ]);
   });
@@ -139,6 +141,7 @@ describe('inspectCompanyName: confusable', () => {
         code: 'confusable',
         severity: 'danger',
         message: 'Every letter of \u201C\u0420\u0430\u0443\u0440\u0430\u04cf\u201D is Cyrillic but looks like a Latin letter or digit.',
+        text: { key: 'name_wholeScript', substitutions: ['\u201C\u0420\u0430\u0443\u0440\u0430\u04cf\u201D', 'Cyrillic'] },
       },
     ]);
     expect(codes('3\u041c')).toEqual(['confusable:danger']);
@@ -188,6 +191,7 @@ describe('inspectCompanyName: combining-mark', () => {
         code: 'combining-mark',
         severity: 'danger',
         message: '\u201CS\u0336\u201D (S + U+0336) has a mark drawn over or around it, which can disguise the letter.',
+        text: { key: 'name_markDrawnOver', substitutions: ['\u201CS\u0336\u201D (S + U+0336)'] },
       },
     ]);
   });
@@ -205,6 +209,7 @@ describe('inspectCompanyName: combining-mark', () => {
         severity: 'warning',
         message:
           '\u201Ce\u0301\u201D (e + U+0301) is a letter plus a separate accent mark: it looks like the usual \u201C\u00e9\u201D but is written differently, so it may not match the real name.',
+        text: { key: 'name_decomposed', substitutions: ['\u201Ce\u0301\u201D (e + U+0301)', '\u201C\u00e9\u201D'] },
       },
     ]);
   });

@@ -22,6 +22,7 @@ describe('displayOrigin', () => {
       display: 'https://shop.example.com',
       spelledDomain: null,
       ownerSentence: 'This site is example.com.',
+      ownerText: { key: 'origin_owner', substitutions: ['example.com'] },
       warnings: [],
     });
   });
@@ -140,6 +141,7 @@ describe('displayOrigin', () => {
         {
           code: 'subdomain-spells-domain',
           message: 'This site is checkout-secure.co. The address starts with \u201Cstormline.example\u201D, which is not the site.',
+          text: { key: 'origin_subdomainIsDomain', substitutions: ['checkout-secure.co', 'stormline.example'] },
         },
       ]);
     });

@@ -34,7 +34,8 @@ describe('inspectText', () => {
     expect(result.findings).toEqual([
       expect.objectContaining({ kind: 'bidi-control', severity: 'danger', codePoint: 0x202e, label: 'U+202E', token: '\u27E8U+202E\u27E9', index: 5 }),
     ]);
-    expect(result.findings[0]!.message).toContain('U+202E');
+    expect(result.findings[0]!.message).toBe('A direction control character (U+202E), which can reorder the text around it, is in the text; it is shown as \u27E8U+202E\u27E9.');
+    expect(result.findings[0]!.text).toEqual({ key: 'hidden_bidi', substitutions: ['U+202E', '\u27E8U+202E\u27E9'] });
     expect(result.segments.map((s) => (s.type === 'text' ? s.text : s.token)).join('')).toBe(result.display);
   });
 

@@ -2,44 +2,117 @@
 // does not use (the origin module's Public Suffix List is the background's job).
 import { renderSummaryView } from '../../summary/render.ts';
 import { inspectText } from '../../summary/text-inspection.ts';
-import { reviewOperation } from '../../review/terms.ts';
-import { inspectCompanyName } from '../../summary/company-name.ts';
 import { diffRevisions } from '../../review/diff.ts';
 import { formatPath, type PathSegment } from '../../review/values.ts';
 import type { ApprovalView } from '../snapshot';
+import type { Translate } from './i18n';
+import { textElements, type TextElements } from './text-elements';
+import { assessRisk, type Risk, type Said } from './risk';
+import { describeRequest, sessionWords } from './request-words';
+import { factsOf, changedFacts } from './facts';
 
-/** `browser.i18n.getMessage`, injected so the card renders in tests without a browser. */
-export type Translate = (key: string, substitutions?: string | string[]) => string;
+export type { Translate } from './i18n';
+export { textElements } from './text-elements';
 
-/**
- * Builds the body of the approval window for one revision. Company text reaches the DOM only
- * as text nodes, except the summary, which goes through the summary pipeline (spec section 3
- * "Formatting" and section 8).
- */
-/** Makes elements whose text is set as text, never as HTML: every Company string in the window goes through it. */
-export function textElements(doc: Document) {
-  return <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] => {
-    const node = doc.createElement(tag);
-    if (text !== undefined) node.textContent = text;
-    if (cls) node.className = cls;
-    return node;
-  };
+/** A module's sentence in the page's language when it carries its message, else as written. */
+export function say(t: Translate, said: Said): string {
+  if (!said.text) return said.message;
+  const { key, substitutions, count } = said.text;
+  // A counted message (`<key>_one`, `<key>_other`): the count is the first substitution.
+  return count === undefined ? t(key, substitutions) : t.plural(key, count, substitutions.slice(1));
 }
 
-export function renderApprovalCard(doc: Document, view: ApprovalView, t: Translate, options: { showAll?: boolean } = {}): HTMLElement {
+export interface CardOptions {
+  showAll?: boolean;
+}
+
+export interface RenderedCard {
+  card: HTMLElement;
+  risk: Risk;
+  /** The summary section, for "scrolled to its end" before Approve arms. */
+  summary: HTMLElement;
+}
+
+/**
+ * The body of the approval window for one revision, in the order a hurried person reads it:
+ * what is wrong (if anything), who asks, how much and for whom, then the Company's own words,
+ * then the technical details folded away (docs/ui.md, "The approval card"). Company text reaches
+ * the DOM only as text nodes, except the summary, which goes through the summary pipeline (spec
+ * section 3 "Formatting" and section 8).
+ */
+export function renderApprovalCard(doc: Document, view: ApprovalView, t: Translate, options: CardOptions = {}): RenderedCard {
   const el = textElements(doc);
   const card = el('article', undefined, 'card');
   card.setAttribute('aria-labelledby', 'company-heading');
+  const rendered = renderSummaryView(view.operation.summary, doc, options.showAll ? { showAll: true } : {});
+  const risk = assessRisk(view, rendered.findings.length > 0);
 
-  // Who: the Company's name (made visible character by character) and the origin the agent resolved.
-  const name = inspectText(view.company.name, { singleLine: true });
+  if (risk.danger) card.append(riskBanner(el, risk, t));
+  if (view.previous) card.append(changedBanner(el, view, t));
+  card.append(...identity(el, view, risk, t));
+  card.append(factsBlock(el, view, t));
+  const concerns = risk.items.filter((i) => i.severity !== 'info');
+  if (concerns.length > 0 || rendered.formattingLimited) card.append(concernList(el, concerns, rendered.formattingLimited, t));
+
+  card.append(el('h2', t('summaryHeading')));
+  const summary = el('section', undefined, 'summary', true);
+  summary.dataset.testid = 'summary';
+  summary.append(rendered.fragment);
+  card.append(summary);
+  if (rendered.truncated) {
+    const more = el('button', t('showAll'), 'show-all');
+    more.type = 'button';
+    more.dataset.action = 'show-all';
+    card.append(more);
+  }
+  if (view.previous) card.append(summaryDiff(el, view, t));
+  card.append(technicalDetails(el, view, risk, t));
+  return { card, risk, summary };
+}
+
+/** Danger first: one line, and "Why?" that goes to the findings. */
+function riskBanner(el: TextElements, risk: Risk, t: Translate): HTMLElement {
+  const banner = el('div', undefined, 'risk');
+  banner.setAttribute('role', 'alert');
+  banner.dataset.testid = 'risk';
+  const icon = el('span', '\u26A0', 'icon');
+  icon.setAttribute('aria-hidden', 'true');
+  const line = el('span', risk.originWarning ? t('riskOrigin') : t('riskBanner'));
+  const why = el('button', t('riskWhy'), 'link');
+  why.type = 'button';
+  why.dataset.action = 'why';
+  banner.append(icon, line, why);
+  return banner;
+}
+
+/** A new revision while the person was reading: what moved, in the terms' own values. */
+function changedBanner(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
+  const banner = el('div', undefined, 'changed');
+  banner.setAttribute('role', 'status');
+  banner.dataset.testid = 'changed';
+  const name = inspectText(view.company.name, { singleLine: true }).display;
+  const changes = changedFacts(view.previous!, view.operation, t);
+  banner.append(el('strong', changes.length > 0 ? t('changedBanner', name) : t('changedBannerNoTerms', name)));
+  if (changes.length > 0) {
+    const list = el('span', ` ${changes.map((c) => `${c.label} ${c.before} \u2192 ${c.after}`).join(' \u00B7 ')}`, 'changes', true);
+    banner.append(list);
+  }
+  return banner;
+}
+
+/** Who asks: the heading, the address with its registrable domain, and the agent. */
+function identity(el: TextElements, view: ApprovalView, risk: Risk, t: Translate): HTMLElement[] {
+  const name = inspectText(view.company.name, { singleLine: true }).display;
   const origin = view.origin;
-  const heading = el('h1', t('approveHeading', name.display));
+  const domain = origin ? origin.registrableDomain : view.company.origin;
+  // With a suspect address the heading names the domain, which is what the person is dealing with.
+  const heading = el('h1', risk.originWarning ? t('approveHeadingDomain', domain) : t('approveHeading', name), 'heading');
   heading.id = 'company-heading';
   heading.tabIndex = -1;
-  card.append(heading);
-  const originLine = el('p', undefined, 'origin');
-  originLine.append(el('span', `${t('companyOrigin')}: `, 'label'));
+  heading.title = risk.originWarning ? domain : name;
+  const out: HTMLElement[] = [heading];
+  if (risk.originWarning) out.push(el('p', t('claimsToBe', name), 'claims'));
+  const originLine = el('p', undefined, 'origin', true);
   if (origin) {
     // The registrable domain is the part that says who this is: bold, and never elided.
     originLine.append(el('span', `${origin.scheme}://`, 'scheme'));
@@ -50,90 +123,117 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
     originLine.append(el('strong', view.company.origin, 'registrable'));
   }
   originLine.dataset.testid = 'origin';
-  // The owner in words, not only in bold: "this site is checkout-secure.co" is what a hurried
-  // reader needs when the address starts with another Company's name.
-  const owner = el('p', t('originOwner', origin ? origin.registrableDomain : view.company.origin), 'owner');
-  owner.dataset.testid = 'owner';
-  // Two agents may share a name (one of them could be any local process): the key tells them apart.
-  const agentLine = el('p', t('agentLine', [inspectText(view.agentName, { singleLine: true }).display, view.agentFingerprint]), 'agent');
-  agentLine.dataset.testid = 'agent';
-  card.append(originLine, owner, agentLine);
-
-  const warnings = el('ul', undefined, 'warnings');
-  warnings.setAttribute('role', 'alert');
-  warnings.dataset.testid = 'warnings';
-  const identity = [...name.findings.map((f) => f.message), ...inspectCompanyName(view.company.name).map((f) => f.message), ...(origin?.warnings ?? []).map((o) => o.message)];
-  for (const w of identity) warnings.append(el('li', w));
-
-  // What: the summary, rendered through the allow-list pipeline.
-  card.append(el('h2', t('summaryHeading')));
-  const summarySection = el('section', undefined, 'summary');
-  summarySection.dataset.testid = 'summary';
-  const rendered = renderSummaryView(view.operation.summary, doc, options.showAll ? { showAll: true } : {});
-  summarySection.append(rendered.fragment);
-  card.append(summarySection);
-  if (rendered.truncated) {
-    const more = el('button', t('showAll'), 'show-all');
-    more.type = 'button';
-    more.dataset.action = 'show-all';
-    card.append(more);
+  out.push(originLine);
+  // The owner in words when the address has more than its domain: "This site is checkout-secure.co"
+  // is what a hurried reader needs when the address starts with another Company's name.
+  if (!origin || origin.subdomain !== '') {
+    const owner = el('p', t('originOwner', domain), 'owner');
+    owner.dataset.testid = 'owner';
+    out.push(owner);
   }
-  if (rendered.findings.length > 0) warnings.append(el('li', t('hygieneWarning')));
-  if (rendered.formattingLimited) warnings.append(el('li', t('formattingLimited')));
-  if (warnings.childElementCount > 0) card.insertBefore(warnings, card.querySelector('h2'));
+  return out;
+}
 
-  // Check: findings of the terms review, prominent, before the terms themselves. The review never
-  // says the terms "agree": it lists what it flagged, then only what it checked and found true.
-  const review = reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
-  card.append(el('h2', t('findingsHeading')));
+/** Terms facts in the block: the amount and two more fit the opening size; all of them are beside the buttons. */
+const FACTS_SHOWN = 3;
+
+/** How much, for whom and who asked: from the terms as data, never from the summary. */
+function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
+  const block = el('dl', undefined, 'facts');
+  block.dataset.testid = 'facts';
+  // A fact's label is the Company's own key made readable: data, like its value.
+  const row = (label: string, value: string, cls: string, testid?: string, labelIsData = true) => {
+    const dt = el('dt', label, undefined, labelIsData);
+    const dd = el('dd', value, cls, true);
+    if (testid) dd.dataset.testid = testid;
+    block.append(dt, dd);
+  };
+  const facts = factsOf(view.operation.terms, t);
+  for (const fact of facts.slice(0, FACTS_SHOWN)) row(fact.label, fact.value, fact.kind === 'money' ? 'money' : 'fact', fact.kind === 'money' ? 'money' : undefined);
+  if (facts.length === 0) {
+    block.append(el('dt', t('factsLabelTerms')), el('dd', t('factsNoTerms'), 'fact'));
+  }
+  const forWhom = el('dd', sessionWords(view.session, t), 'for-whom');
+  forWhom.dataset.testid = 'for-whom';
+  block.append(el('dt', t('factsLabelFor')), forWhom);
+  // Two agents may share a name (one of them could be any local process): the key tells them apart.
+  const agent = el('dd', undefined, 'agent');
+  agent.dataset.testid = 'agent';
+  agent.append(el('span', inspectText(view.agentName, { singleLine: true }).display, 'agent-name', true), ' ', el('span', view.agentFingerprint, 'fingerprint', true));
+  block.append(el('dt', t('factsLabelAgent')), agent);
+  return block;
+}
+
+/** Danger and warnings, each once, in the page's language; info notes in their own neutral style. */
+function concernList(el: TextElements, items: Risk['items'], formattingLimited: boolean, t: Translate): HTMLElement {
+  const section = el('section', undefined, 'concerns');
+  section.id = 'risk-details';
+  section.tabIndex = -1;
+  section.append(el('h2', t('findingsHeading')));
   const list = el('ul', undefined, 'findings');
   list.dataset.testid = 'findings';
-  for (const f of review.findings) list.append(el('li', f.message, `finding ${f.severity}`));
-  for (const c of review.checked) list.append(el('li', c.message, 'finding checked'));
-  if (list.childElementCount === 0) list.append(el('li', t('nothingChecked'), 'finding info'));
-  card.append(list);
+  for (const item of items) list.append(el('li', say(t, item), `finding ${item.severity}`));
+  if (formattingLimited) list.append(el('li', t('formattingLimited'), 'finding info'));
+  section.append(list);
+  return section;
+}
 
-  if (view.previous) {
-    const diff = diffRevisions(view.previous, view.operation);
-    card.append(el('h2', t('changedHeading')));
-    const changed = el('div', undefined, 'diff');
-    changed.dataset.testid = 'diff';
-    const words = el('p');
-    for (const part of diff.summary) {
-      const tag = part.kind === 'added' ? 'ins' : part.kind === 'removed' ? 'del' : 'span';
-      words.append(el(tag, part.text));
+/** The summary's words, old against new: a word the Company added is marked by more than colour. */
+function summaryDiff(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
+  const diff = diffRevisions(view.previous!, view.operation);
+  const section = el('section', undefined, 'diff');
+  section.dataset.testid = 'diff';
+  section.append(el('h2', t('changedHeading')));
+  const words = el('p', undefined, undefined, true);
+  for (const part of diff.summary) {
+    if (part.kind === 'same') words.append(part.text);
+    else {
+      const mark = el(part.kind === 'added' ? 'ins' : 'del', part.text);
+      mark.title = part.kind === 'added' ? t('diffAdded') : t('diffRemoved');
+      words.append(mark);
     }
-    changed.append(words);
-    const termChanges = el('ul');
-    for (const c of diff.terms) termChanges.append(el('li', c.message));
-    if (diff.expiry) termChanges.append(el('li', diff.expiry.message));
-    changed.append(termChanges);
-    card.append(changed);
   }
+  section.append(words);
+  const changes = el('ul');
+  for (const c of diff.terms) changes.append(el('li', say(t, c as Said)));
+  if (diff.expiry) changes.append(el('li', say(t, diff.expiry as Said)));
+  if (changes.childElementCount > 0) section.append(changes);
+  return section;
+}
 
-  // The terms as data: a table of paths and values, every value as text.
-  card.append(el('h2', t('termsHeading')));
+/** What an engineer checks: the review's true statements, the terms, the request, the rule of who may approve. */
+function technicalDetails(el: TextElements, view: ApprovalView, risk: Risk, t: Translate): HTMLElement {
+  const details = el('details', undefined, 'technical');
+  details.dataset.testid = 'technical';
+  details.append(el('summary', t('technicalDetails')));
+  const checked = el('ul', undefined, 'checked');
+  checked.dataset.testid = 'checked';
+  for (const c of risk.checked) checked.append(el('li', say(t, c as Said), 'finding checked'));
+  for (const i of risk.items.filter((x) => x.severity === 'info')) checked.append(el('li', say(t, i), 'finding info'));
+  if (checked.childElementCount === 0) checked.append(el('li', t('nothingChecked'), 'finding info'));
+  details.append(el('h3', t('checkedHeading')), checked);
+
+  details.append(el('h3', t('termsHeading')));
   if (view.operation.terms) {
     const table = el('table', undefined, 'terms');
     table.dataset.testid = 'terms';
     for (const [path, value] of flatten(view.operation.terms)) {
       const row = el('tr');
-      row.append(el('th', path), el('td', inspectText(value, { singleLine: true }).display));
+      row.append(el('th', path, undefined, true), el('td', inspectText(value, { singleLine: true }).display, undefined, true));
       table.append(row);
     }
-    card.append(table);
-  } else {
-    card.append(el('p', t('termsAbsent'), 'muted'));
+    details.append(table);
+  } else details.append(el('p', t('termsAbsent'), 'muted'));
+
+  const request = describeRequest(view.request, t);
+  details.append(el('h3', t('requestHeading')), el('p', request.sentence));
+  if (request.data) {
+    const pre = el('pre', request.data, 'request', true);
+    pre.dataset.testid = 'request';
+    details.append(pre);
   }
-
-  card.append(el('h2', t('requestHeading')));
-  const req = el('pre', describeRequest(view.request), 'request');
-  req.dataset.testid = 'request';
-  card.append(req);
-
-  card.append(el('h2', t('whoHeading')));
-  card.append(el('p', isSignedIn(view.session) ? t('whoAccount') : t('whoThisSession')));
-  return card;
+  details.append(el('h3', t('operationHeading')), el('p', `${view.operation.operation_id} \u00B7 ${view.operation.revision}`, 'ids', true));
+  return details;
 }
 
 /** Every scalar of the terms with its path, written as the review's findings write it. */
@@ -143,32 +243,4 @@ function flatten(value: unknown, path: PathSegment[] = []): Array<[string, strin
     return entries.flatMap(([k, v]) => flatten(v, [...path, k]));
   }
   return [[formatPath(path), typeof value === 'string' ? value : JSON.stringify(value)]];
-}
-
-function requestBody(request: unknown): Record<string, unknown> | undefined {
-  if (!request || typeof request !== 'object') return undefined;
-  const r = request as { interface?: string; body?: unknown; arguments?: unknown };
-  const candidate = r.interface === 'mcp' ? r.arguments : r.body;
-  return candidate && typeof candidate === 'object' && !Array.isArray(candidate) ? (candidate as Record<string, unknown>) : undefined;
-}
-
-function isSignedIn(session: unknown): boolean {
-  return !!session && typeof session === 'object' && (session as { kind?: string }).kind === 'signed_in';
-}
-
-/** The agent's request, as plain text (it is shown, never interpreted). */
-export function describeRequest(request: unknown): string {
-  if (!request || typeof request !== 'object') return '';
-  const r = request as Record<string, unknown>;
-  const body = (v: unknown) => (v === undefined ? '' : `\n${JSON.stringify(v, null, 2)}`);
-  switch (r.interface) {
-    case 'api':
-      return inspectText(`${String(r.method)} ${String(r.url)}${body(r.body)}`).display;
-    case 'mcp':
-      return inspectText(`MCP tool ${String(r.tool)}${r.server_url ? ` at ${String(r.server_url)}` : ''}${body(r.arguments)}`).display;
-    case 'conversation':
-      return inspectText(`Conversation ${String(r.conversation_id)}`).display;
-    default:
-      return inspectText(JSON.stringify(r)).display;
-  }
 }

@@ -1,320 +1,480 @@
 import type { browser as browserApi } from 'wxt/browser';
-import { renderApprovalCard, textElements, type Translate } from './approval-card';
-import { inspectText } from '../../summary/text-inspection.ts';
-import { inspectCompanyName } from '../../summary/company-name.ts';
-import { keyFacts, youApproveLine } from '../../review/key-facts.ts';
-import { STATE_MESSAGE } from './lists';
+import { renderApprovalCard, type RenderedCard } from './approval-card';
 import { ApproveGate } from './approve-gate';
+import { pageTranslator, type Translate } from './i18n';
+import { PairingCard, pairedCard } from './pairing-card';
+import { isResult, renderResultCard } from './result-card';
+import { EXPIRY_WARNING_MS, formatRemaining } from './countdown';
+import { youApproveText } from './facts';
+import { inspectText } from '../../summary/text-inspection.ts';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
 import { deadlineOf } from '../../protocol/rfc3339';
 
+export { formatRemaining } from './countdown';
+
 type Browser = typeof browserApi;
 
-/** "4 min 05 s": the countdown to a revision's expires_at (section 3 "Expiry"). */
-export function formatRemaining(ms: number): string {
-  if (ms <= 0) return '0 s';
-  const s = Math.floor(ms / 1000);
-  const d = Math.floor(s / 86400);
-  const h = Math.floor((s % 86400) / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (d > 0) return `${d} d ${h} h`;
-  if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
-  if (m > 0) return `${m} min ${String(sec).padStart(2, '0')} s`;
-  return `${sec} s`;
+/** After the queue empties, the window closes itself this much later unless it has focus. */
+export const AUTO_CLOSE_MS = 4000;
+
+/** How long the one-line trace of an ended item stays above the next one. */
+const RECENT_RESULT_MS = 60_000;
+
+/** What an active item's state means for the person, under the buttons. */
+const ACTIVE_STATUS: Partial<Record<ApprovalView['state'], string>> = {
+  held: 'stateHeld',
+  approved: 'statusApproved',
+  sent: 'statusSent',
+  unknown: 'statusUnknown',
+};
+
+function elements(doc: Document) {
+  const $ = <T extends HTMLElement>(id: string) => doc.getElementById(id) as T;
+  return {
+    notice: $('notice'),
+    bridgeDown: $('bridge-down'),
+    agentGone: $('agent-gone'),
+    queueBar: $('queue-bar'),
+    queueHint: $('queue-hint'),
+    position: $('position'),
+    prev: $<HTMLButtonElement>('prev'),
+    next: $<HTMLButtonElement>('next'),
+    results: $('results'),
+    content: $('content'),
+    actions: $('actions'),
+    youApprove: $('you-approve'),
+    countdown: $('countdown'),
+    status: $('status'),
+    announce: $('announce'),
+    readHint: $('read-hint'),
+    riskAck: $('risk-ack'),
+    riskAckBox: $<HTMLInputElement>('risk-ack-box'),
+    confirmBox: $('decline-all-confirm-box'),
+    confirmQuestion: $('decline-all-question'),
+    confirmCancel: $<HTMLButtonElement>('decline-all-cancel'),
+    confirmAll: $<HTMLButtonElement>('decline-all-confirm'),
+    approve: $<HTMLButtonElement>('approve'),
+    decline: $<HTMLButtonElement>('decline'),
+    declineAll: $<HTMLButtonElement>('decline-all'),
+    withdraw: $<HTMLButtonElement>('withdraw'),
+  };
+}
+type Elements = ReturnType<typeof elements>;
+
+function labelStatic(ui: Elements, doc: Document, t: Translate): void {
+  doc.title = t('approveTitle');
+  ui.decline.textContent = t('decline');
+  ui.withdraw.textContent = t('withdraw');
+  ui.prev.setAttribute('aria-label', t('previous'));
+  ui.next.setAttribute('aria-label', t('next'));
+  ui.queueHint.textContent = t('queueHint');
+  ui.bridgeDown.textContent = t('bridgeDown');
+  doc.getElementById('risk-ack-text')!.textContent = t('riskAcknowledge');
+  ui.confirmCancel.textContent = t('cancel');
+  ui.confirmAll.textContent = t('declineAllConfirm');
 }
 
 /**
- * The approval window: one revision at a time, "N of M", Approve behind the gate, Decline always.
- * Closing the window decides nothing: it only disconnects this page.
+ * The approval window: one revision at a time, "N of M" when there are several, Approve behind
+ * the gate, Decline always. Closing the window decides nothing: it only disconnects this page.
+ * Every state it can be in is described in docs/ui.md.
  */
 export function mountApprovalWindow(doc: Document, browser: Browser): void {
-  const t: Translate = (key, subs) => browser.i18n.getMessage(key as never, subs as never) || key;
-  const $ = <T extends HTMLElement>(id: string) => doc.getElementById(id) as T;
-  const content = $('content');
-  const approve = $<HTMLButtonElement>('approve');
-  const decline = $<HTMLButtonElement>('decline');
-  const declineAll = $<HTMLButtonElement>('decline-all');
-  const withdraw = $<HTMLButtonElement>('withdraw');
-  const prev = $<HTMLButtonElement>('prev');
-  const next = $<HTMLButtonElement>('next');
-  const status = $('status');
-  const gateHint = $('gate-hint');
-  const countdown = $('countdown');
-  const bridgeDown = $('bridge-down');
-  const agentGone = $('agent-gone');
-  const youApprove = $('you-approve');
-
-  doc.title = t('approveTitle');
-  approve.textContent = t('approve');
-  decline.textContent = t('decline');
-  declineAll.textContent = t('declineAll');
-  withdraw.textContent = t('withdraw');
-  prev.setAttribute('aria-label', t('previous'));
-  next.setAttribute('aria-label', t('next'));
-  bridgeDown.textContent = t('bridgeDown');
-  agentGone.textContent = t('agentDisconnected');
-
-  const gate = new ApproveGate();
-  let snapshot: Snapshot | null = null;
-  let currentKey: string | null = null;
-  let showAll = false;
-  const focused = () => doc.visibilityState === 'visible' && doc.hasFocus();
-
+  const t = pageTranslator(browser, doc);
+  const ui = elements(doc);
+  labelStatic(ui, doc, t);
   const send = (message: PageMessage) => browser.runtime.sendMessage(message);
-
-  const current = (): ApprovalView | undefined => snapshot?.active.find((v) => v.key === currentKey);
-
-  /** Shows another item; the person has to read it, so the Approve delay starts over. */
-  function select(key: string | null): void {
-    if (key === currentKey) return;
-    currentKey = key;
-    showAll = false;
-    gate.reset(Date.now(), focused());
-  }
-
-  /**
-   * A pairing card. Kept across renders (a snapshot must not wipe a half-typed code), with its
-   * own gate: pairing grants an agent the right to ask, so its click is held to Approve's rule
-   * (visible and focused for the arm delay, restarting on refocus, single-fire), and it needs
-   * the code typed from the agent's own display, which this window never shows.
-   */
-  interface PairingCard {
-    element: HTMLElement;
-    gate: ApproveGate;
-    input: HTMLInputElement;
-    confirm: HTMLButtonElement;
-    reject: HTMLButtonElement;
-    note: HTMLElement;
-    hint: HTMLElement;
-    busy: boolean;
-  }
-  const pairingCards = new Map<string, PairingCard>();
-  const CODE = /^\d{3} ?\d{3}$/;
-
-  function pairingCard(pairing: Snapshot['pairings'][number]): PairingCard {
-    const existing = pairingCards.get(pairing.pairingId);
-    if (existing) return existing;
-    const el = textElements(doc);
-    const element = el('article', undefined, 'card pairing');
-    element.dataset.testid = 'pairing';
-    element.dataset.pairingId = pairing.pairingId;
-    const name = inspectText(pairing.agentName, { singleLine: true });
-    const warnings = el('ul', undefined, 'warnings');
-    warnings.setAttribute('role', 'alert');
-    for (const finding of [...name.findings.map((f) => f.message), ...inspectCompanyName(pairing.agentName).map((f) => f.message)]) warnings.append(el('li', finding));
-    const who = el('p', t('pairWho', [name.display, pairing.fingerprint]), 'agent');
-    who.dataset.testid = 'pair-agent';
-    const input = el('input', undefined, 'pair-code-input');
-    input.id = `pair-code-${pairingCards.size}`;
-    input.dataset.testid = 'pair-code-input';
-    input.inputMode = 'numeric';
-    input.autocomplete = 'off';
-    input.maxLength = 7;
-    input.spellcheck = false;
-    const label = el('label', t('pairCodeLabel'));
-    label.htmlFor = input.id;
-    const note = el('p', '', 'pair-note');
-    note.setAttribute('role', 'status');
-    const hint = el('p', '', 'gate-hint');
-    const reject = el('button', t('pairReject'), 'secondary');
-    reject.type = 'button';
-    reject.id = 'pair-reject';
-    const confirm = el('button', t('pairConfirm'), 'primary');
-    confirm.type = 'button';
-    confirm.id = 'pair-confirm';
-    confirm.disabled = true;
-    const buttons = el('div', undefined, 'buttons');
-    buttons.append(reject, confirm);
-    element.append(el('h1', t('pairTitle')));
-    if (warnings.childElementCount > 0) element.append(warnings);
-    element.append(who, el('p', t('pairHow')), label, input, note, hint, buttons);
-    const card: PairingCard = { element, gate: new ApproveGate(), input, confirm, reject, note, hint, busy: false };
-    card.gate.reset(Date.now(), focused());
-    input.addEventListener('input', () => tick());
-
-    reject.addEventListener('click', (event) => {
-      if (!event.isTrusted || card.busy) return;
-      card.busy = true;
-      void send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed: false, trusted: true, shownFor: card.gate.shownFor(Date.now()) });
-    });
-    confirm.addEventListener('click', (event) => {
-      const now = Date.now();
-      const code = input.value.trim();
-      if (!event.isTrusted || card.busy || confirm.disabled || !CODE.test(code)) return;
-      const shownFor = card.gate.shownFor(now);
-      if (!card.gate.fire(now)) return;
-      card.busy = true;
-      confirm.disabled = true;
-      void send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed: true, code, trusted: true, shownFor }).then((answer: unknown) => {
-        const a = answer as { status?: string; attemptsLeft?: number; error?: { message?: string } } | undefined;
-        if (a?.status === 'paired' || a?.status === 'rejected') return;
-        // A wrong code (or a refusal): say so, and arm again from now for the next try.
-        card.busy = false;
-        card.gate.reset(Date.now(), focused());
-        card.note.textContent = a?.status === 'code-mismatch' ? t('pairCodeMismatch', String(a.attemptsLeft ?? 0)) : (a?.error?.message ?? '');
-        input.select();
-        tick();
-      });
-    });
-    pairingCards.set(pairing.pairingId, card);
-    return card;
-  }
-
-  function render(): void {
-    const items = snapshot?.active ?? [];
-    const view = current();
-    content.replaceChildren();
-    // A pairing waiting for the person comes first: it is about which agent may ask at all.
-    const pairings = snapshot?.pairings ?? [];
-    for (const id of pairingCards.keys()) if (!pairings.some((p) => p.pairingId === id)) pairingCards.delete(id);
-    for (const pairing of pairings) content.append(pairingCard(pairing).element);
-    if (!view) {
-      const empty = doc.createElement('p');
-      empty.textContent = t('nothingPending');
-      empty.className = 'muted';
-      content.append(empty);
-    } else {
-      content.append(renderApprovalCard(doc, view, t, { showAll }));
-      // When the summary reached the screen (wall clock): read by `npm run bench` (time-to-window).
-      const key = view.key;
-      doc.defaultView?.requestAnimationFrame(() => {
-        content.dataset.paintedKey = key;
-        content.dataset.paintedAt = String(Date.now());
-      });
-    }
-    const index = view ? items.indexOf(view) : -1;
-    $('position').textContent = items.length ? t('position', [String(index + 1), String(items.length)]) : '';
-    prev.disabled = index <= 0;
-    next.disabled = index < 0 || index >= items.length - 1;
-    bridgeDown.hidden = snapshot?.bridge !== 'down';
-    agentGone.hidden = !view || view.agentConnected;
-    // A pending item needs no status line: the buttons say what to do.
-    status.textContent = view && view.state !== 'pending' ? t(STATE_MESSAGE[view.state]) : '';
-    // What a click on Approve grants, from the terms as data (spec section 3: the terms hold what
-    // the summary says in words); the summary can claim anything, this line cannot be written by it.
-    if (view && view.state === 'pending') {
-      const facts = keyFacts(view.operation.terms);
-      youApprove.textContent = facts.length > 0 ? t('youApprove', youApproveLine(facts)) : t('youApproveNoTerms');
-    } else youApprove.textContent = '';
-    decline.hidden = !view || (view.state !== 'pending' && view.state !== 'held');
-    approve.hidden = !view || view.state !== 'pending';
-    withdraw.hidden = !view || view.state !== 'approved';
-    declineAll.hidden = items.filter((v) => v.state === 'pending' || v.state === 'held').length < 2;
-    tick();
-  }
-
-  /** Runs often: the countdown, and whether Approve may be clicked now. */
-  function tick(): void {
-    const now = Date.now();
-    gate.update(focused(), now);
-    for (const card of pairingCards.values()) {
-      card.gate.update(focused(), now);
-      const typed = CODE.test(card.input.value.trim());
-      card.confirm.disabled = card.busy || !typed || !card.gate.ready(now) || snapshot?.bridge !== 'up';
-      card.hint.textContent = !card.busy && !card.gate.ready(now) ? t('pairWaiting') : '';
-    }
-    const view = current();
-    if (!view) {
-      countdown.textContent = '';
-      approve.disabled = true;
-      return;
-    }
-    // The one clock (protocol/rfc3339.ts): the instant the queue and the signer use too.
-    const left = deadlineOf(view.operation.expires_at) - now;
-    countdown.textContent = left > 0 ? t('expiresIn', formatRemaining(left)) : t('expired');
-    const blocked = left <= 0 || snapshot?.bridge !== 'up' || view.state !== 'pending';
-    approve.disabled = blocked || !gate.ready(now);
-    gateHint.textContent = !blocked && !gate.ready(now) ? t('approveWaiting') : '';
-  }
+  const focused = () => doc.visibilityState === 'visible' && doc.hasFocus();
+  const w = new ApprovalWindow(doc, ui, t, send, focused);
 
   // The worker may stop (MV3) and take this port with it; reconnecting wakes it, and it answers
   // with a fresh snapshot read from IndexedDB. Until then the page shows the bridge as down.
   const connect = () => {
     const port = browser.runtime.connect({ name: 'approve-window' });
-    port.onMessage.addListener(onSnapshot);
+    port.onMessage.addListener((message: unknown) => {
+      const snap = (message as { snapshot?: Snapshot }).snapshot;
+      if (snap) w.onSnapshot(snap);
+    });
     port.onDisconnect.addListener(() => {
-      if (snapshot) snapshot = { ...snapshot, bridge: 'down' };
-      render();
+      w.onDisconnect();
       setTimeout(connect, 250);
     });
   };
-
-  function onSnapshot(message: unknown): void {
-    const snap = (message as { snapshot?: Snapshot }).snapshot;
-    if (!snap) return;
-    snapshot = snap;
-    const firstPending = snap.active.find((v) => v.state === 'pending');
-    const stillThere = snap.active.some((v) => v.key === currentKey);
-    // Stay on the item being read; go to what needs a decision when that one is gone or decided.
-    if (!stillThere || (current()?.state !== 'pending' && firstPending)) select(firstPending?.key ?? snap.active[0]?.key ?? null);
-    render();
-  }
   connect();
+  w.listen();
+  setInterval(() => w.tick(), 200);
+}
 
-  approve.addEventListener('click', (event) => {
-    const view = current();
+class ApprovalWindow {
+  private readonly gate = new ApproveGate();
+  private snapshot: Snapshot | null = null;
+  private currentKey: string | null = null;
+  private showAll = false;
+  private card: RenderedCard | null = null;
+  /** The person ticked "I understand the risk" for the item shown. */
+  private riskAcknowledged = false;
+  /** The end of a long summary has been on screen for the item shown. */
+  private summaryRead = true;
+  private confirmingDeclineAll = false;
+  /** Items seen while active, to leave a result card when they end. */
+  private readonly seen = new Map<string, ApprovalView>();
+  private readonly results: ApprovalView[] = [];
+  private readonly endedAt = new Map<string, number>();
+  private readonly pairingCards = new Map<string, PairingCard>();
+  private readonly paired: HTMLElement[] = [];
+  private readonly announced = new Set<string>();
+  private closeTimer: ReturnType<typeof setTimeout> | undefined;
+  private everBusy = false;
+
+  constructor(
+    private readonly doc: Document,
+    private readonly ui: Elements,
+    private readonly t: Translate,
+    private readonly send: (message: PageMessage) => Promise<unknown>,
+    private readonly focused: () => boolean,
+  ) {}
+
+  private current(): ApprovalView | undefined {
+    return this.snapshot?.active.find((v) => v.key === this.currentKey);
+  }
+
+  /** Shows another item; the person has to read it, so the Approve delay starts over. */
+  private select(key: string | null): void {
+    if (key === this.currentKey) return;
+    this.currentKey = key;
+    this.showAll = false;
+    this.riskAcknowledged = false;
+    this.ui.riskAckBox.checked = false;
+    this.confirmingDeclineAll = false;
+    this.gate.reset(Date.now(), this.focused());
+  }
+
+  onDisconnect(): void {
+    if (this.snapshot) this.snapshot = { ...this.snapshot, bridge: 'down' };
+    this.render();
+  }
+
+  onSnapshot(snap: Snapshot): void {
+    const before = this.currentKey;
+    this.snapshot = snap;
+    this.collectResults(snap);
+    const firstPending = snap.active.find((v) => v.state === 'pending');
+    const stillThere = snap.active.some((v) => v.key === this.currentKey);
+    // Stay on the item being read; go to what needs a decision when that one is gone or decided.
+    if (!stillThere || (this.current()?.state !== 'pending' && firstPending)) this.select(firstPending?.key ?? snap.active[0]?.key ?? null);
+    this.render(before !== this.currentKey);
+  }
+
+  /** Items that left the queue since the last snapshot end as result cards, never silently. */
+  private collectResults(snap: Snapshot): void {
+    const active = new Set(snap.active.map((v) => v.key));
+    for (const key of this.seen.keys()) {
+      if (active.has(key)) continue;
+      this.seen.delete(key);
+      const ended = snap.history.find((h) => h.key === key);
+      // A revision replaced by a newer one is not an outcome: the new one arrives with its banner.
+      if (ended && isResult(ended.state)) {
+        this.results.unshift(ended);
+        this.endedAt.set(key, Date.now());
+      }
+    }
+    this.results.splice(5);
+    for (const v of snap.active) this.seen.set(v.key, v);
+    for (const card of this.pairingCards.values()) {
+      if (snap.pairings.some((p) => p.pairingId === card.pairing.pairingId)) continue;
+      this.pairingCards.delete(card.pairing.pairingId);
+      if (card.paired) this.paired.unshift(pairedCard(this.doc, this.t, card.pairing.agentName, card.pairing.fingerprint));
+    }
+  }
+
+  private render(itemChanged = false): void {
+    const { ui, t } = this;
+    const snap = this.snapshot;
+    const items = snap?.active ?? [];
+    const view = this.current();
+    ui.content.replaceChildren();
+    this.card = null;
+    for (const pairing of snap?.pairings ?? []) ui.content.append(this.pairingCard(pairing).element);
+    if (view) {
+      this.card = renderApprovalCard(this.doc, view, t, { showAll: this.showAll });
+      ui.content.append(this.card.card);
+      // When the summary reached the screen (wall clock): read by `npm run bench` (time-to-window).
+      this.doc.defaultView?.requestAnimationFrame(() => {
+        ui.content.dataset.paintedKey = view.key;
+        ui.content.dataset.paintedAt = String(Date.now());
+      });
+    } else if ((snap?.pairings.length ?? 0) === 0) {
+      ui.content.append(...this.paired);
+      const [latest] = this.results;
+      if (latest) ui.content.append(renderResultCard(this.doc, latest, t, false));
+      else if (this.paired.length === 0) ui.content.append(Object.assign(this.doc.createElement('p'), { textContent: t('nothingPending'), className: 'empty' }));
+    }
+    // While another item is shown, the latest result is one line above it, for a minute.
+    const recent = this.results[0] && Date.now() - (this.endedAt.get(this.results[0].key) ?? 0) < RECENT_RESULT_MS ? this.results[0] : undefined;
+    ui.results.replaceChildren(...(view && recent ? [renderResultCard(this.doc, recent, t, true)] : []));
+    this.renderQueue(items, view);
+    this.renderNotice(view);
+    this.renderFooter(view, items);
+    this.scheduleClose(items.length + (snap?.pairings.length ?? 0));
+    if (itemChanged) this.focusHeading();
+    this.tick();
+  }
+
+  private renderQueue(items: ApprovalView[], view: ApprovalView | undefined): void {
+    const { ui, t } = this;
+    const index = view ? items.indexOf(view) : -1;
+    // The queue bar only when there is a queue: one item needs no "1 of 1".
+    ui.queueBar.hidden = items.length < 2;
+    ui.position.textContent = items.length ? t('position', [String(index + 1), String(items.length)]) : '';
+    ui.prev.disabled = index <= 0;
+    ui.next.disabled = index < 0 || index >= items.length - 1;
+  }
+
+  /** One message per state: the connection first, then the asking agent. */
+  private renderNotice(view: ApprovalView | undefined): void {
+    const { ui, t } = this;
+    const bridgeDown = this.snapshot?.bridge === 'down';
+    const agentGone = !bridgeDown && !!view && !view.agentConnected;
+    ui.bridgeDown.hidden = !bridgeDown;
+    ui.agentGone.hidden = !agentGone;
+    if (view) ui.agentGone.textContent = t('agentDisconnected', inspectText(view.agentName, { singleLine: true }).display);
+    ui.notice.hidden = !bridgeDown && !agentGone;
+  }
+
+  private renderFooter(view: ApprovalView | undefined, items: ApprovalView[]): void {
+    const { ui, t } = this;
+    const pending = view?.state === 'pending';
+    const danger = pending && !!this.card?.risk.danger;
+    ui.actions.classList.toggle('danger', danger);
+    ui.actions.hidden = !view;
+    // What a click on Approve grants, from the terms as data (spec section 3: the terms hold what
+    // the summary says in words); the summary can claim anything, this line cannot be written by it.
+    ui.youApprove.textContent = pending ? youApproveText(view.operation.terms, t) : '';
+    ui.youApprove.hidden = !pending;
+    const statusKey = view ? ACTIVE_STATUS[view.state] : undefined;
+    ui.status.textContent = statusKey && view ? t(statusKey, inspectText(view.agentName, { singleLine: true }).display) : '';
+    ui.riskAck.hidden = !danger;
+    ui.approve.textContent = danger ? t('approveAnyway') : t('approve');
+    ui.approve.className = `${danger ? 'secondary' : 'primary'} armed-button`;
+    ui.decline.className = danger ? 'primary' : 'secondary';
+    ui.decline.hidden = !view || (view.state !== 'pending' && view.state !== 'held');
+    ui.approve.hidden = !pending;
+    ui.withdraw.hidden = !view || view.state !== 'approved';
+    const waiting = items.filter((v) => v.state === 'pending' || v.state === 'held').length;
+    ui.declineAll.hidden = waiting < 2;
+    ui.declineAll.textContent = t('declineAllCount', String(waiting));
+    ui.confirmBox.hidden = !this.confirmingDeclineAll || waiting < 2;
+    ui.confirmQuestion.textContent = t.plural('declineAllQuestion', waiting);
+    this.summaryRead = !pending || this.summaryEndVisible();
+  }
+
+  /** The end of the summary is inside the scrolling area's view (or there is nothing to scroll). */
+  private summaryEndVisible(): boolean {
+    const summary = this.card?.summary;
+    if (!summary) return true;
+    const area = this.ui.content.getBoundingClientRect();
+    const end = summary.getBoundingClientRect();
+    return end.bottom <= area.bottom + 2 || area.height === 0;
+  }
+
+  private focusHeading(): void {
+    const heading = this.ui.content.querySelector<HTMLElement>('.heading');
+    heading?.focus({ preventScroll: false });
+  }
+
+  /** The queue emptied: close a few seconds later unless the person is looking at the window. */
+  private scheduleClose(open: number): void {
+    if (open > 0) {
+      this.everBusy = true;
+      clearTimeout(this.closeTimer);
+      this.closeTimer = undefined;
+      return;
+    }
+    if (!this.everBusy || this.closeTimer !== undefined) return;
+    this.closeTimer = setTimeout(() => {
+      this.closeTimer = undefined;
+      if (!this.focused() && (this.snapshot?.active.length ?? 0) === 0) this.doc.defaultView?.close();
+    }, AUTO_CLOSE_MS);
+  }
+
+  private pairingCard(pairing: Snapshot['pairings'][number]): PairingCard {
+    let card = this.pairingCards.get(pairing.pairingId);
+    if (!card) {
+      card = new PairingCard(pairing, { doc: this.doc, t: this.t, send: this.send, focused: this.focused, changed: () => this.tick() }, this.pairingCards.size);
+      this.pairingCards.set(pairing.pairingId, card);
+    }
+    return card;
+  }
+
+  /** Runs often: the countdown, and whether Approve may be clicked now. */
+  tick(): void {
+    const { ui, t } = this;
+    const now = Date.now();
+    const bridgeUp = this.snapshot?.bridge === 'up';
+    this.gate.update(this.focused(), now);
+    for (const card of this.pairingCards.values()) card.tick(now, bridgeUp);
+    const view = this.current();
+    if (!view) {
+      ui.countdown.textContent = '';
+      ui.approve.disabled = true;
+      return;
+    }
+    this.countdown(view, now);
+    if (!this.summaryRead && this.summaryEndVisible()) {
+      // Reaching the end is the start of a new look: the delay runs from here, not from the scroll.
+      this.summaryRead = true;
+      this.gate.reset(now, this.focused());
+    }
+    const left = deadlineOf(view.operation.expires_at) - now;
+    const blocked = left <= 0 || !bridgeUp || view.state !== 'pending';
+    const riskOk = !this.card?.risk.danger || this.riskAcknowledged;
+    ui.approve.disabled = blocked || !riskOk || !this.summaryRead || !this.gate.ready(now);
+    ui.approve.style.setProperty('--armed', String(this.gate.progress(now)));
+    ui.approve.setAttribute('aria-description', !blocked && !this.gate.ready(now) ? t('approveWaiting') : '');
+    ui.readHint.hidden = this.summaryRead || blocked;
+    ui.readHint.textContent = t('readToEnd');
+  }
+
+  /** The time left, in words; a warning from 30 s before expiry, announced once. Stops after Approve. */
+  private countdown(view: ApprovalView, now: number): void {
+    const { ui, t } = this;
+    if (view.state !== 'pending') {
+      ui.countdown.textContent = '';
+      ui.countdown.hidden = true;
+      return;
+    }
+    ui.countdown.hidden = false;
+    const left = deadlineOf(view.operation.expires_at) - now;
+    ui.countdown.textContent = left > 0 ? t('expiresIn', formatRemaining(left, t)) : t('expired');
+    const urgent = left > 0 && left <= EXPIRY_WARNING_MS;
+    ui.countdown.classList.toggle('warning', urgent || left <= 0);
+    if (urgent && !this.announced.has(view.key)) {
+      this.announced.add(view.key);
+      ui.announce.textContent = t('expiresSoon', formatRemaining(left, t));
+    }
+  }
+
+  listen(): void {
+    const { ui, doc } = this;
+    ui.approve.addEventListener('click', (event) => this.onApprove(event));
+    ui.decline.addEventListener('click', (event) => {
+      const view = this.current();
+      if (!view || !event.isTrusted) return;
+      void this.send({ type: 'countersign/decide', key: view.key, decision: 'decline', trusted: true, shownFor: this.gate.shownFor(Date.now()) });
+    });
+    ui.declineAll.addEventListener('click', (event) => {
+      if (!event.isTrusted) return;
+      this.confirmingDeclineAll = true;
+      this.render();
+      ui.confirmCancel.focus();
+    });
+    ui.confirmCancel.addEventListener('click', () => {
+      this.confirmingDeclineAll = false;
+      this.render();
+    });
+    ui.confirmAll.addEventListener('click', (event) => this.onDeclineAll(event));
+    ui.withdraw.addEventListener('click', (event) => this.onWithdraw(event));
+    ui.riskAckBox.addEventListener('change', () => {
+      this.riskAcknowledged = ui.riskAckBox.checked;
+      // Ticking the box is not reading the card: the delay starts over from the tick.
+      this.gate.reset(Date.now(), this.focused());
+      this.tick();
+    });
+    ui.prev.addEventListener('click', () => this.move(-1));
+    ui.next.addEventListener('click', () => this.move(1));
+    ui.content.addEventListener('click', (event) => this.onContentClick(event));
+    ui.results.addEventListener('click', (event) => this.onContentClick(event));
+    ui.content.addEventListener('scroll', () => this.tick(), { passive: true });
+    doc.addEventListener('keydown', (event) => {
+      // Enter never approves by default: only a focused Approve button does (its own activation).
+      if (event.key === 'ArrowLeft' && event.altKey) this.move(-1);
+      if (event.key === 'ArrowRight' && event.altKey) this.move(1);
+      // Escape decides nothing: it puts the focus on Decline, where Enter would decline.
+      if (event.key === 'Escape' && !ui.decline.hidden) {
+        event.preventDefault();
+        ui.decline.focus();
+      }
+    });
+    const gates = () => [this.gate, ...[...this.pairingCards.values()].map((c) => c.gate)];
+    const refocus = () => {
+      for (const g of gates()) g.update(this.focused(), Date.now());
+    };
+    doc.defaultView?.addEventListener('focus', () => {
+      // Focus coming back is a new look: every gate starts its delay again.
+      for (const g of gates()) g.update(false, Date.now());
+      refocus();
+    });
+    doc.defaultView?.addEventListener('blur', refocus);
+    doc.addEventListener('visibilitychange', refocus);
+  }
+
+  private onApprove(event: MouseEvent): void {
+    const view = this.current();
     // Only a real click by the person counts; scripted clicks (isTrusted false) are not trusted.
-    if (!view || !event.isTrusted || approve.disabled) return;
-    const shownFor = gate.shownFor(Date.now());
-    if (!gate.fire(Date.now())) return;
-    approve.disabled = true;
-    void send({ type: 'countersign/decide', key: view.key, decision: 'approve', trusted: true, shownFor });
-  });
-  decline.addEventListener('click', (event) => {
-    const view = current();
-    if (!view || !event.isTrusted) return;
-    void send({ type: 'countersign/decide', key: view.key, decision: 'decline', trusted: true, shownFor: gate.shownFor(Date.now()) });
-  });
-  declineAll.addEventListener('click', (event) => {
+    if (!view || !event.isTrusted || this.ui.approve.disabled) return;
+    const shownFor = this.gate.shownFor(Date.now());
+    if (!this.gate.fire(Date.now())) return;
+    this.ui.approve.disabled = true;
+    void this.send({ type: 'countersign/decide', key: view.key, decision: 'approve', trusted: true, shownFor });
+  }
+
+  private onDeclineAll(event: MouseEvent): void {
     if (!event.isTrusted) return;
-    void send({ type: 'countersign/decline-all', trusted: true }).then((answer: unknown) => {
+    this.confirmingDeclineAll = false;
+    void this.send({ type: 'countersign/decline-all', trusted: true }).then((answer: unknown) => {
       // Each item is declined on its own; say which ones could not be, rather than stop silently.
       const failed = (answer as { failed?: unknown[] } | undefined)?.failed;
-      if (Array.isArray(failed) && failed.length > 0) status.textContent = t('declineAllFailed', String(failed.length));
+      if (Array.isArray(failed) && failed.length > 0) this.ui.status.textContent = this.t.plural('declineAllFailed', failed.length);
     });
-  });
-  withdraw.addEventListener('click', (event) => {
-    const view = current();
+    this.render();
+  }
+
+  private onWithdraw(event: MouseEvent): void {
+    const view = this.current();
     if (!view || !event.isTrusted) return;
-    void send({ type: 'countersign/withdraw', key: view.key, trusted: true }).then((answer: unknown) => {
+    void this.send({ type: 'countersign/withdraw', key: view.key, trusted: true }).then((answer: unknown) => {
       // The agent's "sent" arrived first: the approval may already be at the Company. Say so.
-      if ((answer as { tooLate?: boolean } | undefined)?.tooLate) status.textContent = t('withdrawTooLate');
+      if ((answer as { tooLate?: boolean } | undefined)?.tooLate) this.ui.status.textContent = this.t('withdrawTooLate');
     });
-  });
-  const move = (step: number) => {
-    const items = snapshot?.active ?? [];
-    const i = items.findIndex((v) => v.key === currentKey);
+  }
+
+  private onContentClick(event: MouseEvent): void {
+    const target = (event.target as HTMLElement).closest<HTMLElement>('[data-action]');
+    switch (target?.dataset.action) {
+      case 'show-all':
+        this.showAll = true;
+        this.render();
+        break;
+      case 'why': {
+        const details = this.doc.getElementById('risk-details');
+        details?.scrollIntoView({ block: 'start' });
+        details?.focus({ preventScroll: true });
+        break;
+      }
+      case 'close-result':
+        this.closeResult(target.dataset.key);
+        break;
+    }
+  }
+
+  /** Close on a result: gone from the window; the last one closes the window when nothing waits. */
+  private closeResult(key: string | undefined): void {
+    const i = this.results.findIndex((r) => r.key === key);
+    if (i >= 0) this.results.splice(i, 1);
+    else this.paired.splice(0);
+    const nothingLeft = (this.snapshot?.active.length ?? 0) === 0 && (this.snapshot?.pairings.length ?? 0) === 0 && this.results.length === 0 && this.paired.length === 0;
+    if (nothingLeft) this.doc.defaultView?.close();
+    else this.render(true);
+  }
+
+  private move(step: number): void {
+    const items = this.snapshot?.active ?? [];
+    const i = items.findIndex((v) => v.key === this.currentKey);
     const target = items[i + step];
     if (target) {
-      select(target.key);
-      render();
+      this.select(target.key);
+      this.render(true);
     }
-  };
-  prev.addEventListener('click', () => move(-1));
-  next.addEventListener('click', () => move(1));
-  content.addEventListener('click', (event) => {
-    if ((event.target as HTMLElement).dataset?.action === 'show-all') {
-      showAll = true;
-      render();
-    }
-  });
-  doc.addEventListener('keydown', (event) => {
-    // Enter never approves by default: only a focused Approve button does (its own activation).
-    if (event.key === 'ArrowLeft' && event.altKey) move(-1);
-    if (event.key === 'ArrowRight' && event.altKey) move(1);
-  });
-  const gates = () => [gate, ...[...pairingCards.values()].map((c) => c.gate)];
-  const refocus = () => {
-    for (const g of gates()) g.update(focused(), Date.now());
-  };
-  doc.defaultView?.addEventListener('focus', () => {
-    // Focus coming back is a new look: every gate starts its delay again.
-    for (const g of gates()) g.update(false, Date.now());
-    refocus();
-  });
-  doc.defaultView?.addEventListener('blur', refocus);
-  doc.addEventListener('visibilitychange', refocus);
-  setInterval(tick, 200);
+  }
 }

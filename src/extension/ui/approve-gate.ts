@@ -27,6 +27,11 @@ export class ApproveGate {
     return this.since === null ? 0 : now - this.since;
   }
 
+  /** How far the delay has run, 0 to 1: drawn on the button itself. */
+  progress(now: number): number {
+    return this.fired ? 1 : Math.min(1, this.shownFor(now) / this.delayMs);
+  }
+
   ready(now: number): boolean {
     return !this.fired && this.shownFor(now) >= this.delayMs;
   }

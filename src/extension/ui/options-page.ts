@@ -1,13 +1,29 @@
 import type { browser as browserApi } from 'wxt/browser';
-import { renderAgents, renderApprovalList } from './lists';
+import { elements, oneLine, renderAgents, renderApprovalList, showRecord } from './lists';
+import { confirmAction } from './confirm';
+import { pageTranslator } from './i18n';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { Settings } from '../runtime-messages';
 
 type Browser = typeof browserApi;
 
-/** Options: pairing, paired agents (fingerprints, revoke), history (search, JSON export), settings. */
-export function mountOptions(doc: Document, browser: Browser): void {
-  const t = (key: string, subs?: string | string[]) => browser.i18n.getMessage(key as never, subs as never) || key;
+export interface OptionsPage {
+  /** Settles once the first snapshot and history are shown. */
+  ready: Promise<void>;
+  /** Reads the snapshot again and redraws (done on mount and after each change). */
+  refresh(): Promise<void>;
+  /** Redraws the history for what the search box holds now. */
+  showHistory(): Promise<void>;
+}
+
+/**
+ * Settings: a pairing waiting (only a way to the window that answers it), paired agents (with
+ * their fingerprints; Revoke asks first), the history (search, a row opens its record, save a
+ * copy), the notification setting, and the extension's own key under "Technical details".
+ */
+export function mountOptions(doc: Document, browser: Browser): OptionsPage {
+  const t = pageTranslator(browser, doc);
+  const el = elements(doc);
   const $ = (id: string) => doc.getElementById(id)!;
   doc.title = t('optionsTitle');
   for (const node of doc.querySelectorAll<HTMLElement>('[data-i18n]')) node.textContent = t(node.dataset.i18n!);
@@ -16,37 +32,54 @@ export function mountOptions(doc: Document, browser: Browser): void {
   search.placeholder = t('historySearch');
   const notifications = $('setting-notifications') as HTMLInputElement;
 
+  async function revoke(agent: Snapshot['agents'][number]): Promise<void> {
+    const name = oneLine(agent.name);
+    const yes = await confirmAction(doc, t, {
+      title: t('revokeConfirmTitle', name),
+      consequence: t('revokeConfirmBody', name),
+      confirmLabel: t('revoke'),
+    });
+    if (!yes) return;
+    await browser.runtime.sendMessage({ type: 'countersign/revoke-agent', thumbprint: agent.thumbprint });
+    await refresh();
+  }
+
   async function refresh(): Promise<void> {
     const snapshot = (await browser.runtime.sendMessage({ type: 'countersign/snapshot' })) as Snapshot & { settings: Settings };
-    $('key').textContent = t('extensionKey', snapshot.extensionKeyThumbprint ?? '…');
+    $('key').textContent = snapshot.extensionKeyThumbprint ?? '';
+    ($('technical') as HTMLDetailsElement).hidden = !snapshot.extensionKeyThumbprint;
     notifications.checked = snapshot.settings.notifications;
     const pairings = $('pairings');
     pairings.replaceChildren();
     // Pairing is answered only in the approval window, behind its gate; here, only a way there.
+    ($('pairing-section') as HTMLElement).hidden = snapshot.pairings.length === 0;
     if (snapshot.pairings.length > 0) {
-      const box = doc.createElement('div');
-      box.className = 'pairing';
-      const note = doc.createElement('p');
-      note.textContent = t('pairingWaitingElsewhere');
-      const open = doc.createElement('button');
+      const box = el('div', undefined, 'pairing');
+      const open = el('button', t('pairOpenWindow'), 'primary');
       open.type = 'button';
-      open.textContent = t('openWindow');
       open.addEventListener('click', () => void browser.runtime.sendMessage({ type: 'countersign/open-window' }));
-      box.append(note, open);
+      box.append(el('p', t('pairingWaitingElsewhere')), open);
       pairings.append(box);
     }
-    const agents = $('agents');
-    agents.replaceChildren(
-      snapshot.agents.length
-        ? renderAgents(doc, snapshot, (thumbprint) => void browser.runtime.sendMessage({ type: 'countersign/revoke-agent', thumbprint }).then(refresh), t)
-        : Object.assign(doc.createElement('p'), { textContent: t('noAgents') }),
-    );
+    $('agents').replaceChildren(snapshot.agents.length ? renderAgents(doc, snapshot, (agent) => void revoke(agent), t) : el('p', t('noAgents'), 'empty'));
     await showHistory();
   }
 
+  let asked = 0;
   async function showHistory(): Promise<void> {
-    const views = (await browser.runtime.sendMessage({ type: 'countersign/history', query: search.value.slice(0, 200), limit: 200 })) as ApprovalView[];
-    $('history').replaceChildren(renderApprovalList(doc, views, t));
+    const query = search.value.slice(0, 200);
+    const mine = ++asked;
+    const views = (await browser.runtime.sendMessage({ type: 'countersign/history', query, limit: 200 })) as ApprovalView[];
+    // An older answer arriving after a newer search must not replace it.
+    if (mine !== asked) return;
+    const history = $('history');
+    if (views.length) {
+      history.replaceChildren(renderApprovalList(doc, views, t, { onOpen: (v) => showRecord(doc, v, t) }));
+    } else {
+      const empty = el('p', query.trim() ? t('historyNoMatch', oneLine(query.trim())) : t('historyEmpty'), 'empty');
+      empty.dataset.testid = 'history-empty';
+      history.replaceChildren(empty);
+    }
   }
 
   let searchTimer: ReturnType<typeof setTimeout> | undefined;
@@ -66,5 +99,6 @@ export function mountOptions(doc: Document, browser: Browser): void {
   notifications.addEventListener('change', () => {
     void browser.runtime.sendMessage({ type: 'countersign/settings-set', settings: { notifications: notifications.checked } });
   });
-  void refresh();
+  const ready = refresh();
+  return { ready, refresh: () => ready.then(refresh), showHistory };
 }

@@ -24,15 +24,16 @@ export interface StackEnv {
 export class Stack {
   context!: BrowserContext;
   worker!: Worker;
-  private constructor(readonly root: string, readonly env: StackEnv) {}
+  private constructor(readonly root: string, readonly env: StackEnv, readonly extensionDir = EXTENSION_DIR) {}
 
   get profile(): string {
     return join(this.root, 'profile');
   }
 
-  static async start(options: { installBridge?: boolean } = {}): Promise<Stack> {
+  /** `extensionDir`: another build of the extension (same key, so the same ID), e.g. pseudo-localised. */
+  static async start(options: { installBridge?: boolean; extensionDir?: string } = {}): Promise<Stack> {
     const { root, env } = await privateHome();
-    const stack = new Stack(root, env);
+    const stack = new Stack(root, env, options.extensionDir);
     await mkdir(join(stack.profile, 'Default'), { recursive: true });
     await writeFile(join(stack.profile, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }));
     // The installer under test writes the host manifest and the launcher.
@@ -49,7 +50,7 @@ export class Stack {
       executablePath: CHROMIUM_PATH,
       headless: true,
       env: { ...process.env, ...this.env },
-      args: [...FLAGS, `--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`],
+      args: [...FLAGS, `--disable-extensions-except=${this.extensionDir}`, `--load-extension=${this.extensionDir}`],
     });
     this.worker = this.context.serviceWorkers()[0] ?? (await this.context.waitForEvent('serviceworker'));
     if (waitForBridge) await this.socket();

@@ -1,0 +1,75 @@
+import { inspectText } from '../../summary/text-inspection.ts';
+import { inspectCompanyName } from '../../summary/company-name.ts';
+import { reviewOperation } from '../../review/terms.ts';
+import type { ReviewFinding, CheckedStatement } from '../../review/types.ts';
+import type { OriginWarningCode } from '../../summary/origin.ts';
+import type { ApprovalView } from '../snapshot';
+import { requestBody } from './request-words';
+
+/** A sentence a module wrote for the person, with the message it comes from when it has one. */
+export interface Said {
+  message: string;
+  text?: { key: string; substitutions: string[]; count?: number } | undefined;
+}
+
+export interface RiskItem extends Said {
+  severity: 'danger' | 'warning' | 'info';
+  /** Where it came from: the review of the terms, the Company's name, or its web address. */
+  source: 'review' | 'name' | 'origin' | 'summary';
+}
+
+/**
+ * Everything the window knows against an item, sorted by how much it matters. Danger (a finding
+ * of the review, a look-alike name, a deceptive address) changes the decision itself: Decline
+ * becomes the main button and Approve needs "I understand the risk" (docs/ui.md, "Danger").
+ */
+export interface Risk {
+  /** True when anything is a danger: the window leads with Decline. */
+  danger: boolean;
+  /** The address itself is suspect: the heading leads with the domain, not the claimed name. */
+  originWarning: boolean;
+  items: RiskItem[];
+  /** What the review checked and found true; shown under "Technical details". */
+  checked: CheckedStatement[];
+}
+
+const ORDER = { danger: 0, warning: 1, info: 2 } as const;
+
+/** `localhost`, 127.0.0.0/8 and ::1: this computer (where plain http stays on the machine). */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
+}
+
+/**
+ * How much an address warning weighs. Most say the address may not be who it claims to be:
+ * danger. An elided subdomain is a display note; a bare IP address or a local name is worth
+ * a look; plain http is a danger except on this computer, where it never crosses a network.
+ */
+function originSeverity(code: OriginWarningCode, asciiHost: string): RiskItem['severity'] {
+  if (code === 'subdomain-elided') return 'info';
+  if (code === 'ip-address' || code === 'no-registrable-domain') return isLoopback(asciiHost) ? 'info' : 'warning';
+  if (code === 'insecure-scheme' && isLoopback(asciiHost)) return 'info';
+  return 'danger';
+}
+
+function fromFinding(f: ReviewFinding): RiskItem {
+  return { severity: f.severity, source: 'review', message: f.message, text: (f as Said).text };
+}
+
+export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk {
+  const name = inspectText(view.company.name, { singleLine: true });
+  const items: RiskItem[] = [];
+  for (const f of name.findings) items.push({ severity: 'danger', source: 'name', message: f.message, text: (f as Said).text });
+  for (const f of inspectCompanyName(view.company.name)) items.push({ severity: f.severity, source: 'name', message: f.message, text: (f as Said).text });
+  for (const w of view.origin?.warnings ?? []) items.push({ severity: originSeverity(w.code, view.origin!.asciiHost), source: 'origin', message: w.message, text: (w as Said).text });
+  if (summaryHasHidden) items.push({ severity: 'warning', source: 'summary', message: 'The summary contains hidden characters, shown as tokens.', text: { key: 'hygieneWarning', substitutions: [] } });
+  const review = reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
+  items.push(...review.findings.map(fromFinding));
+  items.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
+  return {
+    danger: items.some((i) => i.severity === 'danger'),
+    originWarning: items.some((i) => i.source === 'origin' && i.severity === 'danger'),
+    items,
+    checked: review.checked,
+  };
+}

@@ -1,0 +1,291 @@
+import { test, expect, type Page } from '@playwright/test';
+import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import type { Companion } from '../../src/agent/index.ts';
+
+/**
+ * Every state of the approval window as the person sees it, at the window's opening size, in
+ * light and dark (docs/ui.md). Each state is a real request from a real agent through the real
+ * bridge; the baselines under experience.e2e.ts-snapshots/ were looked at one by one. Values that
+ * change from run to run (countdowns, clock times, agent keys) are masked, nothing else.
+ */
+test.describe.configure({ mode: 'serial' });
+
+/** The approval window's page at its opening size (520 × 560 outer, less the window's frame). */
+export const OPENING = { width: 520, height: 490 };
+
+let stack: Stack;
+let agent: Companion;
+let counter = 0;
+
+test.beforeAll(async () => {
+  stack = await Stack.start();
+  agent = await stack.pairedAgent('Desk agent');
+  const page = await stack.approvalWindow();
+  await page.getByTestId('paired').locator('button.close').click();
+});
+test.afterAll(async () => {
+  await agent?.close().catch(() => undefined);
+  await stack?.close();
+});
+
+type Operation = ReturnType<typeof jacketOperation>;
+
+function operation(overrides: Record<string, unknown> = {}, inMs = 10 * 60_000, revision = 'rev1'): Operation {
+  return jacketOperation(revision, inMs, { operation_id: `exc_ux${++counter}`, ...overrides });
+}
+
+function ask(op: Operation, company: { name: string; origin: string } = STORMLINE, session: { kind: 'this_session' } | { kind: 'signed_in'; account?: string } = { kind: 'this_session' }) {
+  return agent.requestApproval({ company, operation: op, request: EXCHANGE_REQUEST, session });
+}
+
+/** The window, painted with this operation, sized and coloured for a screenshot. */
+async function windowFor(operationId: string | null, scheme: 'light' | 'dark' = 'light'): Promise<Page> {
+  const page = await stack.approvalWindow();
+  await page.setViewportSize(OPENING);
+  await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+  // Fixed fonts: the same faces on every machine that installs Debian's chromium.
+  // (Set through the CSSOM: the page's CSP refuses inline style elements, as it should.)
+  await page.evaluate(() => document.body.style.setProperty('font-family', '"DejaVu Sans", sans-serif'));
+  if (operationId) await page.locator(`#content[data-painted-key*=" ${operationId} "]`).waitFor();
+  return page;
+}
+
+const masks = (page: Page) => [page.locator('#countdown'), page.locator('.fingerprint'), page.locator('[data-testid="pair-agent"]'), page.locator('[data-testid="result"] time'), page.locator('.card.result .agent')];
+
+async function shot(page: Page, name: string): Promise<void> {
+  await expect(page).toHaveScreenshot(`${name}.png`, { mask: masks(page), animations: 'disabled', caret: 'hide', maxDiffPixelRatio: 0.01 });
+}
+
+/** The first-viewport rule: who, what, how much and for whom are on screen without scrolling. */
+async function expectAnswersInFirstViewport(page: Page): Promise<void> {
+  const viewport = page.viewportSize()!;
+  const main = await page.locator('#content').boundingBox();
+  for (const selector of ['#company-heading', '[data-testid="origin"] .registrable', '[data-testid="money"]', '[data-testid="for-whom"]', '#approve', '#decline']) {
+    const box = await page.locator(selector).first().boundingBox();
+    expect(box, selector).not.toBeNull();
+    expect(box!.y, selector).toBeGreaterThanOrEqual(0);
+    expect(box!.y + box!.height, `${selector} ends inside the window`).toBeLessThanOrEqual(viewport.height);
+    if (!selector.startsWith('#approve') && !selector.startsWith('#decline')) expect(box!.y + box!.height, `${selector} above the fold of the scrolling area`).toBeLessThanOrEqual(main!.y + main!.height);
+  }
+}
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`${scheme}: a plain request answers who, what, how much and for whom in the first viewport`, async () => {
+    const op = operation();
+    const pending = ask(op);
+    const page = await windowFor(op.operation_id, scheme);
+    await expectAnswersInFirstViewport(page);
+    await expect(page.getByTestId('money')).toHaveText('$70.00');
+    await expect(page.getByTestId('for-whom')).toContainText('This conversation only');
+    await expect(page.locator('#queue-bar')).toBeHidden();
+    await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+    await shot(page, `pending-${scheme}`);
+    await page.locator('#decline').click();
+    expect((await pending).status).toBe('declined');
+    await expect(page.getByTestId('result')).toContainText('Declined');
+    await shot(page, `result-declined-${scheme}`);
+    await page.getByTestId('result').locator('button.close').click();
+  });
+
+  test(`${scheme}: a danger finding makes Decline the main button and Approve needs "I understand the risk"`, async () => {
+    // The summary says $7.00; the terms charge 700.00 USD (amount-not-in-terms, a danger).
+    const op = operation({
+      summary: 'Exchange the jacket on order ord_7Hk2 for **$7.00** more.',
+      terms: { order_id: 'ord_7Hk2', price_difference: { amount: '700.00', currency: 'USD' } },
+    });
+    const pending = ask(op, STORMLINE, { kind: 'signed_in', account: 'anna@example.com' });
+    const page = await windowFor(op.operation_id, scheme);
+    await expect(page.getByTestId('risk')).toBeVisible();
+    await expect(page.locator('#decline')).toHaveClass(/primary/);
+    await expect(page.locator('#approve')).toHaveText('Approve anyway');
+    await expectAnswersInFirstViewport(page);
+    // Armed by time alone it stays off: the box must be ticked, and ticking starts the delay again.
+    await page.waitForTimeout(1300);
+    await expect(page.locator('#approve')).toBeDisabled();
+    await shot(page, `danger-${scheme}`);
+    await page.getByTestId('risk').getByRole('button', { name: 'Why?' }).click();
+    await expect(page.locator('#risk-details')).toBeInViewport();
+    await page.locator('#risk-ack-box').check();
+    await expect(page.locator('#approve')).toBeDisabled();
+    await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+    await page.locator('#decline').click();
+    expect((await pending).status).toBe('declined');
+    await page.getByTestId('result').locator('button.close').click();
+  });
+}
+
+test('an origin warning: the heading leads with the domain, not the claimed name', async () => {
+  const op = operation();
+  const pending = ask(op, { name: 'Stormline Outfitters', origin: 'https://stormline.example.checkout-secure.co' });
+  const page = await windowFor(op.operation_id);
+  await expect(page.locator('#company-heading')).toHaveText(/^checkout-secure\.co asks/);
+  await expect(page.locator('.claims')).toContainText('Stormline Outfitters');
+  await expect(page.getByTestId('risk')).toBeVisible();
+  await shot(page, 'origin-warning-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'origin-warning-dark');
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('a changed request says what changed: the banner and a word diff of the rendered summary', async () => {
+  const first = operation();
+  const firstAsk = ask(first);
+  const page = await windowFor(first.operation_id);
+  const second = jacketOperation('rev2', 10 * 60_000, {
+    operation_id: first.operation_id,
+    summary: first.summary.replace('$70.00', '$75.00'),
+    terms: { ...first.terms, price_difference: { amount: '75.00', currency: 'USD' } },
+  });
+  const secondAsk = ask(second);
+  expect((await firstAsk).status).not.toBe('approved');
+  await page.locator(`#content[data-painted-key$=" rev2"]`).waitFor();
+  await expect(page.getByTestId('changed')).toContainText('Price difference $70.00 → $75.00');
+  await expect(page.getByTestId('diff').locator('ins')).toHaveText('$75.00');
+  await expect(page.getByTestId('diff').locator('del')).toHaveText('$70.00');
+  await shot(page, 'changed-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'changed-dark');
+  await page.locator('#decline').click();
+  expect((await secondAsk).status).toBe('declined');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('after Approve: "waiting for Desk agent to send it", no countdown, Withdraw', async () => {
+  const op = operation();
+  const pending = ask(op);
+  const page = await windowFor(op.operation_id);
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await page.locator('#approve').click();
+  const result = await pending;
+  expect(result.status).toBe('approved');
+  await expect(page.locator('#status')).toContainText('Approved — waiting for Desk agent to send it');
+  await expect(page.locator('#countdown')).toBeHidden();
+  await expect(page.locator('#withdraw')).toBeVisible();
+  await shot(page, 'approved-waiting-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'approved-waiting-dark');
+  if (result.status !== 'approved') return;
+  expect(await agent.markSent(result.approval)).toBe(true);
+  await agent.reportOutcome({ ...result.approval, outcome: 'performed' });
+  await expect(page.getByTestId('result')).toHaveAttribute('data-state', 'performed');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await shot(page, 'result-performed-light');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('three waiting: the queue bar, "Decline all (3)" asks first, then each leaves a trace', async () => {
+  const ops = [operation(), operation(), operation()];
+  const pendings = ops.map((op) => ask(op));
+  const page = await windowFor(null);
+  await expect(page.locator('#position')).toHaveText(/of 3/);
+  await expect(page.locator('#queue-bar')).toBeVisible();
+  await expect(page.locator('#decline-all')).toHaveText('Decline all (3)');
+  await expect(page.locator('#prev')).toHaveAttribute('aria-keyshortcuts', 'Alt+ArrowLeft');
+  await page.locator('#content[data-painted-key]').waitFor();
+  await shot(page, 'queue-light');
+  await page.locator('#decline-all').click();
+  await expect(page.locator('#decline-all-confirm-box')).toBeVisible();
+  await expect(page.locator('#decline-all-question')).toHaveText('Decline all 3 waiting requests? Nothing will be approved.');
+  await shot(page, 'decline-all-confirm-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'decline-all-confirm-dark');
+  await page.locator('#decline-all-confirm').click();
+  for (const p of pendings) expect((await p).status).toBe('declined');
+  await expect(page.getByTestId('result')).toContainText('Declined');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('the last 30 s: the countdown turns to a warning, announced once', async () => {
+  const op = operation({}, 25_000);
+  const pending = ask(op);
+  const page = await windowFor(op.operation_id);
+  await expect(page.locator('#countdown')).toHaveClass(/warning/);
+  await expect(page.locator('#announce')).toContainText('Less than half a minute left');
+  await shot(page, 'expiring-light');
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('an item that expires leaves a result card: "Expired at … nothing was approved"', async () => {
+  const op = operation({}, 2500);
+  const pending = ask(op);
+  const page = await windowFor(op.operation_id);
+  expect((await pending).status).toBe('expired');
+  await expect(page.getByTestId('result')).toHaveAttribute('data-state', 'expired');
+  await expect(page.getByTestId('result')).toContainText('nothing was approved. Your agent can ask again.');
+  await shot(page, 'result-expired-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'result-expired-dark');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('a long summary: Approve arms only once its end has been on screen', async () => {
+  const long = Array.from({ length: 40 }, (_, i) => `Line ${i + 1} of the conditions of the exchange of order ord_7Hk2.`).join('\n\n');
+  const op = operation({ summary: `Exchange the jacket for **$70.00** more.\n\n${long}` });
+  const pending = ask(op);
+  const page = await windowFor(op.operation_id);
+  await expect(page.locator('#read-hint')).toBeVisible();
+  await page.waitForTimeout(1300);
+  await expect(page.locator('#approve')).toBeDisabled();
+  await shot(page, 'long-summary-light');
+  await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
+  await expect(page.locator('#read-hint')).toBeHidden();
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('keyboard: the heading has focus on open; Escape puts the focus on Decline and decides nothing', async () => {
+  const op = operation();
+  const pending = ask(op);
+  const page = await windowFor(op.operation_id);
+  await expect(page.locator('#company-heading')).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(page.locator('#decline')).toBeFocused();
+  await page.waitForTimeout(300);
+  expect(await Promise.race([pending.then(() => 'decided'), new Promise((r) => setTimeout(() => r('waiting'), 200))])).toBe('waiting');
+  await page.keyboard.press('Enter');
+  expect((await pending).status).toBe('declined');
+  await page.getByTestId('result').locator('button.close').click();
+});
+
+test('a pairing the person understands: name, the typed code grouped, what pairing allows; then paired', async () => {
+  const second = await stack.agent('Laptop agent');
+  const { code, fingerprint, confirmed } = await second.pair();
+  const page = await windowFor(null);
+  const card = page.getByTestId('pairing').filter({ hasText: fingerprint });
+  await expect(card.locator('h1')).toHaveText('Pair “Laptop agent” with Countersign?');
+  await expect(card).toContainText('it can never approve on its own');
+  await card.getByTestId('pair-code-input').pressSequentially(code.slice(0, 4));
+  await expect(card.getByTestId('pair-code-input')).toHaveValue(`${code.slice(0, 3)} ${code.slice(3, 4)}`);
+  await card.getByTestId('pair-code-input').fill('');
+  await card.getByTestId('pair-code-input').pressSequentially('123456');
+  await shot(page, 'pairing-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'pairing-dark');
+  await card.getByTestId('pair-code-input').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
+  await card.locator('#pair-confirm:enabled').click();
+  await confirmed;
+  await expect(page.getByTestId('paired')).toContainText('“Laptop agent” is paired.');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await shot(page, 'paired-light');
+  await page.getByTestId('paired').locator('button.close').click();
+  await second.close();
+});
+
+test('an agent gone offline: one notice, Decline still works', async () => {
+  const other = await stack.pairedAgent('Phone agent');
+  const op = operation();
+  void other.requestApproval({ company: STORMLINE, operation: op, request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }).catch(() => undefined);
+  const page = await windowFor(op.operation_id);
+  await other.close();
+  await expect(page.locator('#agent-gone')).toBeVisible({ timeout: 10_000 });
+  await expect(page.locator('#agent-gone')).toContainText('Phone agent is offline');
+  await shot(page, 'agent-offline-light');
+  await page.locator('#decline').click();
+  await expect(page.getByTestId('result')).toContainText('Declined');
+});
