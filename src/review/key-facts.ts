@@ -10,7 +10,7 @@
  */
 import { CountersignError } from '../protocol/errors.ts';
 import { inspectText, revealHidden } from '../summary/text-inspection.ts';
-import { keyWords, termsMoney } from './money.ts';
+import { keyWords, termsMoney, type MoneyDirection } from './money.ts';
 import { canonicalDecimal } from './statements.ts';
 import { formatPath, isPlainObject, type PathSegment } from './values.ts';
 
@@ -24,6 +24,11 @@ export interface KeyFact {
   /** The value formatted for the person: "$70.00", "Oct 8, 2026, 7:20 PM UTC", "ord_7Hk2". */
   value: string;
   kind: KeyFactKind;
+  /**
+   * For money: which way it goes, as the review reads the key and sign (`price_difference` 70.00
+   * is a charge, `refund` or a negative amount is money back, `deposit_held` neither).
+   */
+  direction?: MoneyDirection;
 }
 
 export interface KeyFactsOptions {
@@ -149,7 +154,7 @@ export function keyFacts(terms: Record<string, unknown> | undefined, options: Ke
     for (const segment of amount.path) holder = (holder as Record<string | number, unknown>)[segment];
     const raw = isPlainObject(holder) ? holder.amount : holder;
     if (typeof raw !== 'string' && typeof raw !== 'number') continue;
-    facts.push({ path, label: labelOf(amount.path), value: formatMoney(raw, amount.currency, options.locale), kind: 'money' });
+    facts.push({ path, label: labelOf(amount.path), value: formatMoney(raw, amount.currency, options.locale), kind: 'money', direction: amount.direction });
     const parent = amount.object ? amount.path : amount.path.slice(0, -1);
     taken.add(formatPath(amount.object ? [...parent, 'amount'] : amount.path));
     taken.add(formatPath([...parent, 'currency']));

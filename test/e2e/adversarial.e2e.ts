@@ -243,7 +243,7 @@ test('finding 6: a look-alike Company name and an origin that spells another dom
   const page = await stack.approvalWindow();
   await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
   await expect(page.getByTestId('owner')).toHaveText(/checkout-secure\.co/);
-  const warnings = page.getByTestId('warnings');
+  const warnings = page.getByTestId('findings');
   await expect(warnings).toContainText('Cyrillic');
   await expect(warnings).toContainText('stormline.example');
   await page.screenshot({ path: 'test-results/adversarial-lookalike-company.png', fullPage: true });

@@ -21,7 +21,7 @@ test.beforeAll(async () => {
   stack = await Stack.start();
   agent = await stack.pairedAgent('Desk agent');
   const page = await stack.approvalWindow();
-  await page.getByTestId('paired').locator('button.close').click();
+  await dismiss(page, 'paired');
 });
 test.afterAll(async () => {
   await agent?.close().catch(() => undefined);
@@ -41,6 +41,8 @@ function ask(op: Operation, company: { name: string; origin: string } = STORMLIN
 /** The window, painted with this operation, sized and coloured for a screenshot. */
 async function windowFor(operationId: string | null, scheme: 'light' | 'dark' = 'light'): Promise<Page> {
   const page = await stack.approvalWindow();
+  // In front, as a person looking at it: the arm delay runs only then, and the window stays open.
+  await page.bringToFront();
   await page.setViewportSize(OPENING);
   await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
   // Fixed fonts: the same faces on every machine that installs Debian's chromium.
@@ -52,9 +54,36 @@ async function windowFor(operationId: string | null, scheme: 'light' | 'dark' = 
 
 const masks = (page: Page) => [page.locator('#countdown'), page.locator('.fingerprint'), page.locator('[data-testid="pair-agent"]'), page.locator('[data-testid="result"] time'), page.locator('.card.result .agent')];
 
+/** The screenshot of a state, and axe on the same state: 0 violations in light and in dark. */
 async function shot(page: Page, name: string): Promise<void> {
   await expect(page).toHaveScreenshot(`${name}.png`, { mask: masks(page), animations: 'disabled', caret: 'hide', maxDiffPixelRatio: 0.01 });
+  const { default: AxeBuilder } = await import('@axe-core/playwright');
+  const result = await new AxeBuilder({ page }).analyze();
+  expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), name).toEqual([]);
 }
+
+/** Close on the last card: the window closes itself, as nothing is left; wait until it has. */
+async function dismiss(page: Page, card: 'result' | 'paired'): Promise<void> {
+  const closed = page.waitForEvent('close');
+  await page.getByTestId(card).locator('button.close').click();
+  await closed;
+}
+
+test('the queue emptied while the person looks elsewhere: the window closes itself a few seconds later', async () => {
+  const op = operation();
+  const pending = ask(op);
+  const page = await windowFor(op.operation_id);
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+  await expect(page.getByTestId('result')).toBeVisible();
+  const closed = page.waitForEvent('close', { timeout: 15_000 });
+  // Headless Chromium keeps every window focused, so the person looking at another window is
+  // played by the page's own focus query answering no.
+  await page.evaluate(() => {
+    document.hasFocus = () => false;
+  });
+  await closed;
+});
 
 /** The first-viewport rule: who, what, how much and for whom are on screen without scrolling. */
 async function expectAnswersInFirstViewport(page: Page): Promise<void> {
@@ -84,7 +113,7 @@ for (const scheme of ['light', 'dark'] as const) {
     expect((await pending).status).toBe('declined');
     await expect(page.getByTestId('result')).toContainText('Declined');
     await shot(page, `result-declined-${scheme}`);
-    await page.getByTestId('result').locator('button.close').click();
+    await dismiss(page, 'result');
   });
 
   test(`${scheme}: a danger finding makes Decline the main button and Approve needs "I understand the risk"`, async () => {
@@ -110,7 +139,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
     await page.locator('#decline').click();
     expect((await pending).status).toBe('declined');
-    await page.getByTestId('result').locator('button.close').click();
+    await dismiss(page, 'result');
   });
 }
 
@@ -126,7 +155,7 @@ test('an origin warning: the heading leads with the domain, not the claimed name
   await shot(page, 'origin-warning-dark');
   await page.locator('#decline').click();
   expect((await pending).status).toBe('declined');
-  await page.getByTestId('result').locator('button.close').click();
+  await dismiss(page, 'result');
 });
 
 test('a changed request says what changed: the banner and a word diff of the rendered summary', async () => {
@@ -149,7 +178,7 @@ test('a changed request says what changed: the banner and a word diff of the ren
   await shot(page, 'changed-dark');
   await page.locator('#decline').click();
   expect((await secondAsk).status).toBe('declined');
-  await page.getByTestId('result').locator('button.close').click();
+  await dismiss(page, 'result');
 });
 
 test('after Approve: "waiting for Desk agent to send it", no countdown, Withdraw', async () => {
@@ -172,7 +201,7 @@ test('after Approve: "waiting for Desk agent to send it", no countdown, Withdraw
   await expect(page.getByTestId('result')).toHaveAttribute('data-state', 'performed');
   await page.emulateMedia({ colorScheme: 'light' });
   await shot(page, 'result-performed-light');
-  await page.getByTestId('result').locator('button.close').click();
+  await dismiss(page, 'result');
 });
 
 test('three waiting: the queue bar, "Decline all (3)" asks first, then each leaves a trace', async () => {
@@ -193,8 +222,9 @@ test('three waiting: the queue bar, "Decline all (3)" asks first, then each leav
   await shot(page, 'decline-all-confirm-dark');
   await page.locator('#decline-all-confirm').click();
   for (const p of pendings) expect((await p).status).toBe('declined');
-  await expect(page.getByTestId('result')).toContainText('Declined');
-  await page.getByTestId('result').locator('button.close').click();
+  await expect(page.getByTestId('result')).toContainText('Declined 3 requests at');
+  await shot(page, 'result-declined-all-dark');
+  await dismiss(page, 'result');
 });
 
 test('the last 30 s: the countdown turns to a warning, announced once', async () => {
@@ -206,7 +236,7 @@ test('the last 30 s: the countdown turns to a warning, announced once', async ()
   await shot(page, 'expiring-light');
   await page.locator('#decline').click();
   expect((await pending).status).toBe('declined');
-  await page.getByTestId('result').locator('button.close').click();
+  await dismiss(page, 'result');
 });
 
 test('an item that expires leaves a result card: "Expired at … nothing was approved"', async () => {
@@ -219,7 +249,7 @@ test('an item that expires leaves a result card: "Expired at … nothing was app
   await shot(page, 'result-expired-light');
   await page.emulateMedia({ colorScheme: 'dark' });
   await shot(page, 'result-expired-dark');
-  await page.getByTestId('result').locator('button.close').click();
+  await dismiss(page, 'result');
 });
 
 test('a long summary: Approve arms only once its end has been on screen', async () => {
@@ -236,7 +266,7 @@ test('a long summary: Approve arms only once its end has been on screen', async 
   await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
   await page.locator('#decline').click();
   expect((await pending).status).toBe('declined');
-  await page.getByTestId('result').locator('button.close').click();
+  await dismiss(page, 'result');
 });
 
 test('keyboard: the heading has focus on open; Escape puts the focus on Decline and decides nothing', async () => {
@@ -250,7 +280,7 @@ test('keyboard: the heading has focus on open; Escape puts the focus on Decline 
   expect(await Promise.race([pending.then(() => 'decided'), new Promise((r) => setTimeout(() => r('waiting'), 200))])).toBe('waiting');
   await page.keyboard.press('Enter');
   expect((await pending).status).toBe('declined');
-  await page.getByTestId('result').locator('button.close').click();
+  await dismiss(page, 'result');
 });
 
 test('a pairing the person understands: name, the typed code grouped, what pairing allows; then paired', async () => {
@@ -273,7 +303,7 @@ test('a pairing the person understands: name, the typed code grouped, what pairi
   await expect(page.getByTestId('paired')).toContainText('“Laptop agent” is paired.');
   await page.emulateMedia({ colorScheme: 'light' });
   await shot(page, 'paired-light');
-  await page.getByTestId('paired').locator('button.close').click();
+  await dismiss(page, 'paired');
   await second.close();
 });
 

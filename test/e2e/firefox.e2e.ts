@@ -37,6 +37,8 @@ async function waitShowing(page: Page, operationId: string): Promise<void> {
   expect(await text(page, '[data-testid="terms"]')).toContain('ord_7Hk2');
 }
 async function approveWhenEnabled(page: Page): Promise<void> {
+  // As a person would: read down to the end of the summary (Approve arms only once it was on screen).
+  await page.$eval('[data-testid="summary"]', (el) => el.scrollIntoView({ block: 'end' }));
   await page.waitForSelector('#approve:not([disabled])', { timeout: 5000 });
   await page.click('#approve');
 }

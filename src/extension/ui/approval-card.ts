@@ -142,14 +142,21 @@ function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLEle
   const block = el('dl', undefined, 'facts');
   block.dataset.testid = 'facts';
   // A fact's label is the Company's own key made readable: data, like its value.
-  const row = (label: string, value: string, cls: string, testid?: string, labelIsData = true) => {
-    const dt = el('dt', label, undefined, labelIsData);
-    const dd = el('dd', value, cls, true);
-    if (testid) dd.dataset.testid = testid;
-    block.append(dt, dd);
+  const row = (label: string, value: string, cls: string, testid?: string) => {
+    const dd = el('dd', undefined, cls);
+    const shown = el('span', value, 'value', true);
+    if (testid) shown.dataset.testid = testid;
+    dd.append(shown);
+    block.append(el('dt', label, undefined, true), dd);
+    return dd;
   };
   const facts = factsOf(view.operation.terms, t);
-  for (const fact of facts.slice(0, FACTS_SHOWN)) row(fact.label, fact.value, fact.kind === 'money' ? 'money' : 'fact', fact.kind === 'money' ? 'money' : undefined);
+  for (const fact of facts.slice(0, FACTS_SHOWN)) {
+    const dd = row(fact.label, fact.value, fact.kind === 'money' ? 'money' : 'fact', fact.kind === 'money' ? 'money' : undefined);
+    // Which way the money goes, in words, when the terms say it: the eye lands on the amount.
+    const way = fact.direction === 'charge' ? 'factYouPay' : fact.direction === 'refund' ? 'factBackToYou' : undefined;
+    if (way) dd.append(' ', el('span', t(way), 'direction'));
+  }
   if (facts.length === 0) {
     block.append(el('dt', t('factsLabelTerms')), el('dd', t('factsNoTerms'), 'fact'));
   }

@@ -21,6 +21,9 @@ export const AUTO_CLOSE_MS = 4000;
 /** How long the one-line trace of an ended item stays above the next one. */
 const RECENT_RESULT_MS = 60_000;
 
+/** Items ending this close together with one outcome (Decline all) are one result. */
+const TOGETHER_MS = 2000;
+
 /** What an active item's state means for the person, under the buttons. */
 const ACTIVE_STATUS: Partial<Record<ApprovalView['state'], string>> = {
   held: 'stateHeld',
@@ -69,6 +72,7 @@ function labelStatic(ui: Elements, doc: Document, t: Translate): void {
   ui.prev.setAttribute('aria-label', t('previous'));
   ui.next.setAttribute('aria-label', t('next'));
   ui.queueHint.textContent = t('queueHint');
+  ui.results.setAttribute('aria-label', t('resultsLabel'));
   ui.bridgeDown.textContent = t('bridgeDown');
   doc.getElementById('risk-ack-text')!.textContent = t('riskAcknowledge');
   ui.confirmCancel.textContent = t('cancel');
@@ -119,12 +123,12 @@ class ApprovalWindow {
   private confirmingDeclineAll = false;
   /** Items seen while active, to leave a result card when they end. */
   private readonly seen = new Map<string, ApprovalView>();
-  private readonly results: ApprovalView[] = [];
-  private readonly endedAt = new Map<string, number>();
+  /** Newest first; items that ended together with the same outcome share one card. */
+  private readonly results: Array<{ views: ApprovalView[]; endedAt: number }> = [];
   private readonly pairingCards = new Map<string, PairingCard>();
   private readonly paired: HTMLElement[] = [];
   private readonly announced = new Set<string>();
-  private closeTimer: ReturnType<typeof setTimeout> | undefined;
+  private emptySince: number | null = null;
   private everBusy = false;
 
   constructor(
@@ -174,10 +178,7 @@ class ApprovalWindow {
       this.seen.delete(key);
       const ended = snap.history.find((h) => h.key === key);
       // A revision replaced by a newer one is not an outcome: the new one arrives with its banner.
-      if (ended && isResult(ended.state)) {
-        this.results.unshift(ended);
-        this.endedAt.set(key, Date.now());
-      }
+      if (ended && isResult(ended.state)) this.addResult(ended);
     }
     this.results.splice(5);
     for (const v of snap.active) this.seen.set(v.key, v);
@@ -186,6 +187,13 @@ class ApprovalWindow {
       this.pairingCards.delete(card.pairing.pairingId);
       if (card.paired) this.paired.unshift(pairedCard(this.doc, this.t, card.pairing.agentName, card.pairing.fingerprint));
     }
+  }
+
+  private addResult(ended: ApprovalView): void {
+    const now = Date.now();
+    const latest = this.results[0];
+    if (latest && latest.views[0]!.state === ended.state && now - latest.endedAt < TOGETHER_MS) latest.views.push(ended);
+    else this.results.unshift({ views: [ended], endedAt: now });
   }
 
   private render(itemChanged = false): void {
@@ -207,12 +215,12 @@ class ApprovalWindow {
     } else if ((snap?.pairings.length ?? 0) === 0) {
       ui.content.append(...this.paired);
       const [latest] = this.results;
-      if (latest) ui.content.append(renderResultCard(this.doc, latest, t, false));
+      if (latest) ui.content.append(renderResultCard(this.doc, latest.views, t, false));
       else if (this.paired.length === 0) ui.content.append(Object.assign(this.doc.createElement('p'), { textContent: t('nothingPending'), className: 'empty' }));
     }
     // While another item is shown, the latest result is one line above it, for a minute.
-    const recent = this.results[0] && Date.now() - (this.endedAt.get(this.results[0].key) ?? 0) < RECENT_RESULT_MS ? this.results[0] : undefined;
-    ui.results.replaceChildren(...(view && recent ? [renderResultCard(this.doc, recent, t, true)] : []));
+    const recent = this.results[0] && Date.now() - this.results[0].endedAt < RECENT_RESULT_MS ? this.results[0] : undefined;
+    ui.results.replaceChildren(...(view && recent ? [renderResultCard(this.doc, recent.views, t, true)] : []));
     this.renderQueue(items, view);
     this.renderNotice(view);
     this.renderFooter(view, items);
@@ -283,19 +291,19 @@ class ApprovalWindow {
     heading?.focus({ preventScroll: false });
   }
 
-  /** The queue emptied: close a few seconds later unless the person is looking at the window. */
+  /** Remembers when the queue emptied (after it held something), for `closeIfIdle`. */
   private scheduleClose(open: number): void {
     if (open > 0) {
       this.everBusy = true;
-      clearTimeout(this.closeTimer);
-      this.closeTimer = undefined;
-      return;
-    }
-    if (!this.everBusy || this.closeTimer !== undefined) return;
-    this.closeTimer = setTimeout(() => {
-      this.closeTimer = undefined;
-      if (!this.focused() && (this.snapshot?.active.length ?? 0) === 0) this.doc.defaultView?.close();
-    }, AUTO_CLOSE_MS);
+      this.emptySince = null;
+    } else if (this.everBusy && this.emptySince === null) this.emptySince = Date.now();
+  }
+
+  /** The queue has been empty a few seconds and the person is looking elsewhere: close. */
+  private closeIfIdle(now: number): void {
+    if (this.emptySince === null || now - this.emptySince < AUTO_CLOSE_MS || this.focused()) return;
+    this.emptySince = null;
+    this.doc.defaultView?.close();
   }
 
   private pairingCard(pairing: Snapshot['pairings'][number]): PairingCard {
@@ -314,6 +322,7 @@ class ApprovalWindow {
     const bridgeUp = this.snapshot?.bridge === 'up';
     this.gate.update(this.focused(), now);
     for (const card of this.pairingCards.values()) card.tick(now, bridgeUp);
+    this.closeIfIdle(now);
     const view = this.current();
     if (!view) {
       ui.countdown.textContent = '';
@@ -460,7 +469,7 @@ class ApprovalWindow {
 
   /** Close on a result: gone from the window; the last one closes the window when nothing waits. */
   private closeResult(key: string | undefined): void {
-    const i = this.results.findIndex((r) => r.key === key);
+    const i = this.results.findIndex((r) => r.views[0]!.key === key);
     if (i >= 0) this.results.splice(i, 1);
     else this.paired.splice(0);
     const nothingLeft = (this.snapshot?.active.length ?? 0) === 0 && (this.snapshot?.pairings.length ?? 0) === 0 && this.results.length === 0 && this.paired.length === 0;

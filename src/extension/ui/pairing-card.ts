@@ -104,7 +104,7 @@ export class PairingCard {
     reject.addEventListener('click', (event) => {
       if (!event.isTrusted || this.busy) return;
       this.busy = true;
-      void ctx.send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed: false, trusted: true, shownFor: this.gate.shownFor(Date.now()) });
+      ctx.send({ type: 'countersign/pair-answer', pairingId: pairing.pairingId, confirmed: false, trusted: true, shownFor: this.gate.shownFor(Date.now()) }).catch(() => this.unreachable());
     });
     this.confirm.addEventListener('click', (event) => this.onConfirm(event));
   }
@@ -117,7 +117,7 @@ export class PairingCard {
     if (!this.gate.fire(now)) return;
     this.busy = true;
     this.confirm.disabled = true;
-    void this.ctx.send({ type: 'countersign/pair-answer', pairingId: this.pairing.pairingId, confirmed: true, code, trusted: true, shownFor }).then((raw: unknown) => {
+    this.ctx.send({ type: 'countersign/pair-answer', pairingId: this.pairing.pairingId, confirmed: true, code, trusted: true, shownFor }).then((raw: unknown) => {
       const answer = (raw ?? {}) as PairingAnswer;
       if (answer.status === 'paired') {
         this.paired = true;
@@ -130,7 +130,15 @@ export class PairingCard {
       this.note.textContent = answer.status === 'code-mismatch' ? this.ctx.t.plural('pairCodeMismatch', answer.attemptsLeft ?? 0) : (answer.error?.message ?? '');
       this.input.select();
       this.ctx.changed();
-    });
+    }, () => this.unreachable());
+  }
+
+  /** The background did not answer (a worker restarting): nothing was decided; the person can try again. */
+  private unreachable(): void {
+    this.busy = false;
+    this.gate.reset(Date.now(), this.ctx.focused());
+    this.note.textContent = this.ctx.t('pairNotSent');
+    this.ctx.changed();
   }
 
   /** Whether Pair may be clicked now; the button shows the arm delay filling up. */

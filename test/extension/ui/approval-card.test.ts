@@ -1,0 +1,228 @@
+// @vitest-environment jsdom
+import { describe, it, expect } from 'vitest';
+import { renderApprovalCard } from '../../../src/extension/ui/approval-card';
+import { translator, type Translate } from '../../../src/extension/ui/i18n';
+import { ALLOWED_TAGS } from '../../../src/summary/sanitize.ts';
+import type { ApprovalView } from '../../../src/extension/snapshot';
+import { chromeGetMessage, englishMessages } from './locale-table';
+import { textOf } from './fake-browser';
+import { EXCHANGE_REQUEST, jacketOperation, jacketView, STORMLINE, T700, TERMS } from './jacket-view';
+
+/** The English translator, recording every text it gave the card. */
+function recording(): Translate & { shown: Set<string> } {
+  const shown = new Set<string>();
+  const get = chromeGetMessage(englishMessages());
+  const t = translator((key, subs) => {
+    const text = get(key, subs);
+    if (text) shown.add(text);
+    return text;
+  }, 'en') as Translate & { shown: Set<string> };
+  return Object.assign(t, { shown });
+}
+
+function render(view: ApprovalView) {
+  const t = recording();
+  const out = renderApprovalCard(document, view, t);
+  document.body.replaceChildren(out.card);
+  return { ...out, t, $: (s: string) => out.card.querySelector<HTMLElement>(s) };
+}
+
+/**
+ * docs/ui.md "Language": every visible text node is a message as the page was given it, or
+ * inside an element marked `data-value` (aria-hidden decoration is not read, as in the e2e check).
+ */
+function unmarked(root: Element, shown: Set<string>): string[] {
+  const bad: string[] = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent ?? '';
+    if (!text.trim() || node.parentElement?.closest('[data-value], [aria-hidden="true"]')) continue;
+    if (!shown.has(text)) bad.push(text);
+  }
+  return bad;
+}
+
+const SPELLS = 'https://stormline.example.checkout-secure.co';
+
+describe('approval card: the risk banner (docs/ui.md "Danger")', () => {
+  it('a clean request: no banner, no list of concerns', () => {
+    const { $ } = render(jacketView());
+    expect($('[data-testid="risk"]')).toBeNull();
+    expect($('.concerns')).toBeNull();
+  });
+
+  it('a warning only (a bare IP address): listed under the concerns, but no banner', () => {
+    const { $, risk, t } = render(jacketView({ url: 'https://192.168.1.10' }));
+    expect(risk.danger).toBe(false);
+    expect($('[data-testid="risk"]')).toBeNull();
+    expect(textOf($('[data-testid="findings"] li.finding.warning'))).toBe(t('origin_ipAddress'));
+  });
+
+  it('info only (http on localhost): no banner, no concerns; the note is under technical details', () => {
+    const { $, t } = render(jacketView({ url: 'http://localhost:8080' }));
+    expect($('[data-testid="risk"]')).toBeNull();
+    expect($('[data-testid="findings"]')).toBeNull();
+    expect([...$('[data-testid="checked"]')!.querySelectorAll('li.info')].map(textOf)).toContain(t('origin_insecureScheme'));
+  });
+
+  it('danger from the review: the banner comes first, as an alert, with "Why?"', () => {
+    const { card, $, t } = render(jacketView({ operation: jacketOperation({ terms: T700 }) }));
+    const banner = $('[data-testid="risk"]')!;
+    expect(card.firstElementChild).toBe(banner);
+    expect(banner.getAttribute('role')).toBe('alert');
+    expect(textOf(banner)).toContain(t('riskBanner'));
+    expect(banner.querySelector<HTMLButtonElement>('button[data-action="why"]')?.textContent).toBe(t('riskWhy'));
+    expect($('[data-testid="findings"] li.finding.danger')).not.toBeNull();
+  });
+
+  it('danger from the address: the banner says the address may not be who it claims', () => {
+    const { $, t } = render(jacketView({ url: SPELLS }));
+    expect(textOf($('[data-testid="risk"]'))).toContain(t('riskOrigin'));
+    expect(textOf($('[data-testid="risk"]'))).not.toContain(t('riskBanner'));
+  });
+});
+
+describe('approval card: who asks (spec section 5: the Company\'s name, with its origin)', () => {
+  it('normally the heading names the Company, and no "it calls itself" line', () => {
+    const { $ } = render(jacketView());
+    const heading = $('h1#company-heading')!;
+    expect(heading.textContent).toBe('Stormline Outfitters asks to do this for you');
+    expect(heading.title).toBe(STORMLINE.name);
+    expect($('.claims')).toBeNull();
+    expect(textOf($('[data-testid="origin"] .registrable'))).toBe('stormline.example');
+    expect($('[data-testid="owner"]')).toBeNull();
+  });
+
+  it('with an origin warning the heading leads with the registrable domain; the claimed name comes after', () => {
+    const { $, t } = render(jacketView({ url: SPELLS }));
+    const heading = $('h1#company-heading')!;
+    expect(heading.textContent).toBe('checkout-secure.co asks to do this for you');
+    expect(heading.textContent).not.toContain(STORMLINE.name);
+    expect(heading.title).toBe('checkout-secure.co');
+    expect(textOf($('.claims'))).toBe(t('claimsToBe', STORMLINE.name));
+    expect(textOf($('[data-testid="owner"]'))).toBe('This site is checkout-secure.co.');
+    expect(textOf($('[data-testid="origin"]'))).toBe('https://stormline.example.checkout-secure.co');
+    expect(textOf($('[data-testid="origin"] strong.registrable'))).toBe('checkout-secure.co');
+  });
+});
+
+describe('approval card: key facts (how much, for whom, who asked)', () => {
+  it('money first, with "you pay" for a charge', () => {
+    const { $ } = render(jacketView());
+    const block = $('[data-testid="facts"]')!;
+    expect(textOf(block.querySelector('dt'))).toBe('Price difference');
+    const first = block.querySelector('dd')!;
+    expect(first.classList.contains('money')).toBe(true);
+    expect(textOf(first.querySelector('[data-testid="money"]'))).toBe('$70.00');
+    expect(textOf(first.querySelector('.direction'))).toBe('you pay');
+  });
+
+  it('a refund says "back to you", not "you pay"', () => {
+    const { $ } = render(jacketView({ operation: jacketOperation({ summary: 'Refund **$20.00** to your card for order ord_7Hk2.', terms: { refund: { amount: '20.00', currency: 'USD' }, order_id: 'ord_7Hk2' } }) }));
+    const money = $('[data-testid="facts"] dd.money')!;
+    expect(textOf(money.querySelector('.direction'))).toBe('back to you');
+  });
+
+  it('three terms facts at most, then "For" and "Asked by" with the agent\'s name and key', () => {
+    const { $, t } = render(jacketView());
+    const labels = [...$('[data-testid="facts"]')!.querySelectorAll('dt')].map(textOf);
+    expect(labels).toEqual(['Price difference', 'Order ID', 'Item ID', t('factsLabelFor'), t('factsLabelAgent')]);
+    expect(textOf($('[data-testid="for-whom"]'))).toBe('Your account “alex@example.com”');
+    expect(textOf($('[data-testid="agent"]'))).toBe('Desk agent 7Q2M-X9KD');
+  });
+
+  it('no terms: "None stated" in the amount\'s place', () => {
+    const { $, t } = render(jacketView({ operation: jacketOperation({ terms: undefined }) }));
+    const block = $('[data-testid="facts"]')!;
+    expect(textOf(block.querySelector('dt'))).toBe(t('factsLabelTerms'));
+    expect(textOf(block.querySelector('dd'))).toBe(t('factsNoTerms'));
+    expect(block.querySelector('[data-testid="money"]')).toBeNull();
+  });
+});
+
+describe('approval card: technical details are folded away', () => {
+  it('a closed <details> after the summary, with the exact terms, the request and the reference', () => {
+    const { card, $, t } = render(jacketView());
+    const details = $('details[data-testid="technical"]') as HTMLDetailsElement;
+    expect(details.open).toBe(false);
+    expect(card.lastElementChild).toBe(details);
+    expect(textOf(details.querySelector('summary'))).toBe(t('technicalDetails'));
+    const rows = [...details.querySelectorAll('[data-testid="terms"] tr')].map((r) => [...r.children].map(textOf));
+    expect(rows).toContainEqual(['price_difference.amount', '70.00']);
+    expect(rows).toContainEqual(['order_id', 'ord_7Hk2']);
+    expect(details.querySelector('[data-testid="request"]')!.textContent).toBe(JSON.stringify(EXCHANGE_REQUEST.body, null, 2));
+    expect(textOf(details.querySelector('.ids'))).toBe('exc_5Rt2 · rev1');
+    expect(details.querySelectorAll('[data-testid="checked"] li.checked').length).toBeGreaterThan(0);
+    // The findings are above the fold, not inside it.
+    expect(card.querySelector('details [data-testid="findings"]')).toBeNull();
+  });
+});
+
+describe('approval card: Company text never becomes markup (spec section 3 "Formatting", section 8)', () => {
+  const html = '<img src=x onerror="alert(1)"><script>alert(2)</script><a href="javascript:alert(3)">x</a><iframe></iframe>';
+  const hostile = jacketView({
+    company: { name: `Storm ${html}`, origin: STORMLINE.origin },
+    agentName: `Agent ${html}`,
+    operation: jacketOperation({
+      operation_id: `op ${html}`,
+      summary: `Exchange **the jacket** ${html}\n\n<b onclick="x()">bold</b> [link](https://evil.example) ![pic](https://evil.example/p.png)\n\n- one\n- two`,
+      terms: { ...TERMS, [`note ${html}`]: `value ${html}` },
+    }),
+    previous: jacketOperation({ operation_id: `op ${html}`, summary: 'Old words', terms: { ...TERMS, [`note ${html}`]: 'before' } }),
+    request: { interface: 'api', method: html, url: html, body: { x: html } },
+    session: { kind: 'signed_in', account: html },
+  });
+
+  it('the summary holds only allow-listed elements; no element anywhere has an event handler, a link or an image', () => {
+    const { card, summary } = render(hostile);
+    for (const e of summary.querySelectorAll('*')) expect(ALLOWED_TAGS as readonly string[]).toContain(e.localName);
+    expect(summary.querySelector('strong')).not.toBeNull();
+    expect(card.querySelectorAll('img, script, iframe, a, b, object, embed, svg, style, link')).toHaveLength(0);
+    for (const e of card.querySelectorAll('*')) for (const attr of e.getAttributeNames()) expect(attr).not.toMatch(/^on|^href$|^src$/);
+  });
+
+  it('outside the summary the card is made of its own elements only, and Company text stays text', () => {
+    const { card, summary } = render(hostile);
+    const own = new Set(['article', 'div', 'span', 'button', 'strong', 'h1', 'h2', 'h3', 'p', 'dl', 'dt', 'dd', 'section', 'ul', 'li', 'details', 'summary', 'table', 'tr', 'th', 'td', 'pre', 'ins', 'del']);
+    for (const e of card.querySelectorAll('*')) if (!summary.contains(e)) expect(own, e.localName).toContain(e.localName);
+    expect(textOf(card.querySelector('#company-heading'))).toContain('<img src=x onerror="alert(1)">');
+    expect(textOf(card.querySelector('.agent-name'))).toContain('<script>alert(2)</script>');
+  });
+});
+
+describe('approval card: every visible text is a message or marked data-value (docs/ui.md "Language")', () => {
+  it('fact labels (<dt>) and values are marked data; the card\'s own labels are messages', () => {
+    const { $, t } = render(jacketView());
+    const block = $('[data-testid="facts"]')!;
+    const dts = [...block.querySelectorAll('dt')];
+    for (const dt of dts.slice(0, 3)) expect(dt.hasAttribute('data-value'), textOf(dt)).toBe(true);
+    for (const value of block.querySelectorAll('dd.money > .value, dd.fact > .value')) expect(value.hasAttribute('data-value')).toBe(true);
+    expect(block.querySelectorAll('dd > .value[data-value]')).toHaveLength(3);
+    expect(textOf(dts[3])).toBe(t('factsLabelFor'));
+  });
+
+  const cases: Array<[string, ApprovalView]> = [
+    ['a clean request', jacketView()],
+    ['danger from the address, with info notes', jacketView({ url: 'https://stormline.example.checkout-secure.co' })],
+    ['review danger, a revision that changed, no request, hidden characters', jacketView({ operation: jacketOperation({ terms: T700, summary: 'Exchange\u200B the jacket for **$70.00** more.' }), previous: jacketOperation(), request: null, session: null })],
+    ['no terms, an MCP call, a refund', jacketView({ operation: jacketOperation({ terms: undefined }), request: { interface: 'mcp', tool: 'exchange', server_url: 'https://mcp.example', arguments: { a: 1 } } })],
+    ['a refund and a conversation', jacketView({ operation: jacketOperation({ summary: 'Refund **$20.00** for order ord_7Hk2.', terms: { refund: { amount: '20.00', currency: 'USD' }, order_id: 'ord_7Hk2' } }), request: { interface: 'conversation', conversation_id: 'c_1' } })],
+  ];
+  for (const [name, view] of cases) {
+    it(name, () => {
+      const { card, t } = render(view);
+      expect(textOf(card).length).toBeGreaterThan(0);
+      expect(unmarked(card, t.shown)).toEqual([]);
+    });
+  }
+});
+
+describe('approval card: a new revision while reading', () => {
+  it('the "changed" banner says what moved, in the terms\' values', () => {
+    const { $, t } = render(jacketView({ operation: jacketOperation({ terms: T700, revision: 'rev2' }), previous: jacketOperation() }));
+    const banner = $('[data-testid="changed"]')!;
+    expect(textOf(banner.querySelector('strong'))).toBe(t('changedBanner', STORMLINE.name));
+    expect(textOf(banner.querySelector('.changes'))).toBe('Price difference $70.00 → $700.00');
+    expect($('[data-testid="diff"]')).not.toBeNull();
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The seed's jacket exchange as an `ApprovalView`, for the approval window's unit tests. The
+ * values are copied from test/e2e/support/stack.ts (`jacketOperation`, `STORMLINE`,
+ * `EXCHANGE_REQUEST`) and test/review/seed-exchange.ts: e2e files are not imported here.
+ */
+import { displayOrigin } from '../../../src/summary/origin.ts';
+import type { ApprovalView } from '../../../src/extension/snapshot';
+
+/** Spec section 3's terms. */
+export const TERMS = {
+  order_id: 'ord_7Hk2',
+  item_id: 'itm_4Qa',
+  replacement_sku: 'stormline-insulated-m',
+  price_difference: { amount: '70.00', currency: 'USD' },
+};
+/** The same terms charging ten times as much: the summary no longer says the amount. */
+export const T700 = { ...TERMS, price_difference: { amount: '700.00', currency: 'USD' } };
+
+export const SUMMARY =
+  'Exchange the Stormline Jacket (M) on order ord_7Hk2 for the Stormline Insulated Jacket (M), for **$70.00** more, charged to the card used for the order.';
+
+export const STORMLINE = { name: 'Stormline Outfitters', origin: 'https://stormline.example' };
+
+export const EXCHANGE_REQUEST = {
+  interface: 'api' as const,
+  method: 'POST',
+  url: 'https://api.stormline.example/orders/ord_7Hk2/exchanges',
+  body: { item_id: 'itm_4Qa', replacement_sku: 'stormline-insulated-m' },
+};
+
+export function jacketOperation(over: Record<string, unknown> = {}): ApprovalView['operation'] {
+  return {
+    operation_id: 'exc_5Rt2',
+    revision: 'rev1',
+    summary: SUMMARY,
+    terms: structuredClone(TERMS),
+    expires_at: '2026-10-08T19:20:00Z',
+    ...over,
+  } as ApprovalView['operation'];
+}
+
+/**
+ * A pending jacket exchange from Stormline: a clean one (the review finds nothing against it).
+ * `origin` overrides the Company's address, and `view.origin` follows it through `displayOrigin`.
+ */
+export function jacketView(over: Partial<ApprovalView> & { url?: string } = {}): ApprovalView {
+  const { url, ...rest } = over;
+  const origin = url ?? rest.company?.origin ?? STORMLINE.origin;
+  return {
+    key: `agent ${origin} exc_5Rt2 rev1`,
+    state: 'pending',
+    agentName: 'Desk agent',
+    agentFingerprint: '7Q2M-X9KD',
+    agentConnected: true,
+    company: { name: STORMLINE.name, origin },
+    origin: displayOrigin(origin),
+    operation: jacketOperation(),
+    request: structuredClone(EXCHANGE_REQUEST),
+    session: { kind: 'signed_in', account: 'alex@example.com' },
+    createdAt: Date.UTC(2026, 9, 8, 19, 0),
+    updatedAt: Date.UTC(2026, 9, 8, 19, 5),
+    ...rest,
+  };
+}
