@@ -104,6 +104,10 @@ for (const scheme of ['light', 'dark'] as const) {
     const pending = ask(op);
     const page = await windowFor(op.operation_id, scheme);
     await expectAnswersInFirstViewport(page);
+    // What happens, in the Company's words: the summary starts above the fold too.
+    const summary = await page.getByTestId('summary').boundingBox();
+    const main = await page.locator('#content').boundingBox();
+    expect(summary!.y + 24).toBeLessThanOrEqual(main!.y + main!.height);
     await expect(page.getByTestId('money')).toHaveText('$70.00');
     await expect(page.getByTestId('for-whom')).toContainText('This conversation only');
     await expect(page.locator('#queue-bar')).toBeHidden();

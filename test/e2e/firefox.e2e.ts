@@ -121,3 +121,45 @@ test('Firefox: malformed messages get typed errors', async () => {
   expect(codes).toEqual(expect.arrayContaining(['ERR_FRAME_INVALID', 'ERR_AUTH_FAILED']));
   raw.close();
 });
+
+/**
+ * The window's main states in Firefox, as screenshots at its opening size (docs/ui.md). Light
+ * only: WebDriver BiDi has no colour-scheme emulation (the Chromium suite covers dark). Values
+ * that change between runs (countdown, clock times, agent keys) are hidden before the picture,
+ * the way the Chromium suite masks them.
+ */
+async function firefoxShot(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => {
+    document.body.style.setProperty('font-family', '"DejaVu Sans", sans-serif');
+    for (const el of document.querySelectorAll<HTMLElement>('#countdown, .fingerprint, time, [data-testid="pair-agent"]')) el.style.visibility = 'hidden';
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  expect(Buffer.from(await page.screenshot()), name).toMatchSnapshot(`firefox-${name}-light.png`, { maxDiffPixelRatio: 0.01 });
+}
+
+test('Firefox: the main states of the window match their screenshots (pending, danger, result)', async () => {
+  const plain = fresh();
+  const p1 = ask(agent, plain);
+  const page = await stack.approvalWindow();
+  await page.setViewport({ width: 520, height: 490 });
+  await waitShowing(page, plain.operation_id);
+  await page.waitForSelector('#approve:not([disabled])', { timeout: 5000 });
+  await firefoxShot(page, 'pending');
+  await page.click('#decline');
+  expect((await p1).status).toBe('declined');
+  await page.waitForSelector('[data-testid="result"]');
+  await firefoxShot(page, 'result-declined');
+
+  const danger = jacketOperation('rev1', 10 * 60_000, {
+    operation_id: `exc_ff${++counter}`,
+    summary: 'Exchange the jacket on order ord_7Hk2 for **$7.00** more.',
+    terms: { order_id: 'ord_7Hk2', price_difference: { amount: '700.00', currency: 'USD' } },
+  });
+  const p2 = ask(agent, danger);
+  await page.waitForSelector(`#content[data-painted-key*=" ${danger.operation_id} "]`, { timeout: 10_000 });
+  await page.waitForSelector('[data-testid="risk"]');
+  expect(await text(page, '#approve')).toBe('Approve anyway');
+  await firefoxShot(page, 'danger');
+  await page.click('#decline');
+  expect((await p2).status).toBe('declined');
+});

@@ -5,6 +5,8 @@ export interface Diagnosis {
   /** i18n message name and its substitutions. */
   message: string;
   substitutions?: string[];
+  /** A counted message (`<message>_one`, `<message>_other`): the count, shown first. */
+  count?: number;
   /** The command most likely to fix it, shown as text to copy. */
   fix?: string;
   /** Every command that may fix it, most useful first (`fix` is the first); only when there is more than one. */
@@ -73,6 +75,6 @@ export function diagnose(snapshot: Snapshot): Diagnosis[] {
       ? bridgeDown(snapshot)
       : snapshot.agentsConnected === 0
         ? noAgent(snapshot)
-        : { severity: 'ok' as const, message: 'diagConnected', substitutions: [String(snapshot.agentsConnected)] };
+        : { severity: 'ok' as const, message: 'diagConnected', count: snapshot.agentsConnected };
   return [connection, ...agentProblems(snapshot)];
 }

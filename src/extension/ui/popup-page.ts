@@ -107,9 +107,13 @@ export function renderDiagnosis(doc: Document, snapshot: Snapshot, t: Translate)
   const status = el('ul', undefined, 'diagnosis');
   status.setAttribute('aria-label', t('diagnosisLabel'));
   status.dataset.testid = 'diagnosis';
+  // While the checklist shows the install step, "the helper is not installed" would say it twice.
+  const installing = setupStep(snapshot) === 'install';
   for (const d of diagnose(snapshot) as Array<Diagnosis & { fixes?: string[] }>) {
+    if (installing && d.message === 'diagBridgeMissing') continue;
     const item = el('li', undefined, d.severity);
-    item.append(el('span', t(d.message, d.substitutions?.map(oneLine))));
+    const subs = d.substitutions?.map(oneLine);
+    item.append(el('span', d.count === undefined ? t(d.message, subs) : t.plural(d.message, d.count, subs)));
     for (const fix of d.fixes ?? (d.fix ? [d.fix] : [])) {
       const line = el('p', undefined, 'fix');
       line.append(el('span', t('fixLabel')), el('code', fix, undefined, true));
