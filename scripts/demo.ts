@@ -59,8 +59,8 @@ async function main(): Promise<void> {
       step(`Countersign names this agent “Countersign demo agent” with key ${fingerprint}; the window shows the same key.`);
       if (auto) {
         await (await approvalWindow(context)).getByTestId('pair-code-input').fill(formatPairingCode(code));
-        await click(context, '#pair-confirm', 'Pair this agent', 'pairing');
-      } else step('Type the code into the Countersign window and click “Pair this agent”.');
+        await click(context, '#pair-confirm', 'Pair', 'pairing');
+      } else step('Type the code into the Countersign window and click “Pair”.');
       await confirmed;
       step('Paired: each side has pinned the other’s key.');
     } else {

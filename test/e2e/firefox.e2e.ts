@@ -143,7 +143,9 @@ test('Firefox: the main states of the window match their screenshots (pending, d
   const page = await stack.approvalWindow();
   await page.setViewport({ width: 520, height: 490 });
   await waitShowing(page, plain.operation_id);
+  await page.$eval('[data-testid="summary"]', (el) => el.scrollIntoView({ block: 'end' }));
   await page.waitForSelector('#approve:not([disabled])', { timeout: 5000 });
+  await page.$eval('#content', (el) => el.scrollTo(0, 0));
   await firefoxShot(page, 'pending');
   await page.click('#decline');
   expect((await p1).status).toBe('declined');

@@ -17,12 +17,19 @@ describe('keyFacts', () => {
   it("gives the seed's facts, money first, and one line of them", () => {
     const facts = keyFacts(TERMS, { locale: 'en-US' });
     expect(facts).toEqual([
-      { path: 'price_difference', label: 'Price difference', value: '$70.00', kind: 'money' },
+      { path: 'price_difference', label: 'Price difference', value: '$70.00', kind: 'money', direction: 'charge' },
       { path: 'order_id', label: 'Order ID', value: 'ord_7Hk2', kind: 'identifier' },
       { path: 'item_id', label: 'Item ID', value: 'itm_4Qa', kind: 'identifier' },
       { path: 'replacement_sku', label: 'Replacement SKU', value: 'stormline-insulated-m', kind: 'identifier' },
     ]);
     expect(youApproveLine(facts)).toBe('Price difference $70.00 \u00B7 Order ID ord_7Hk2 \u00B7 Item ID itm_4Qa \u00B7 Replacement SKU stormline-insulated-m');
+  });
+
+  it('says which way money goes, from its key and sign (a charge, money back, or neither)', () => {
+    const way = (terms: Record<string, unknown>) => keyFacts(terms, { locale: 'en-US' })[0]!.direction;
+    expect(way({ price_difference: { amount: '70.00', currency: 'USD' } })).toBe('charge');
+    expect(way({ refund: { amount: '70.00', currency: 'USD' } })).toBe('refund');
+    expect(way({ price_difference: { amount: '-70.00', currency: 'USD' } })).toBe('refund');
   });
 
   it('formats money with Intl in the locale, keeping the sign and every digit', () => {
@@ -39,7 +46,7 @@ describe('keyFacts', () => {
   });
 
   it('reads the flat money shape as one fact, without a separate currency', () => {
-    expect(keyFacts({ price: '5.00', currency: 'USD' }, { locale: 'en-US' })).toEqual([{ path: 'price', label: 'Price', value: '$5.00', kind: 'money' }]);
+    expect(keyFacts({ price: '5.00', currency: 'USD' }, { locale: 'en-US' })).toEqual([{ path: 'price', label: 'Price', value: '$5.00', kind: 'money', direction: 'charge' }]);
   });
 
   it('formats dates with Intl: a date as written, a timestamp at its instant in the given zone, named', () => {

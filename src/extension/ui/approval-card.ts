@@ -202,8 +202,8 @@ function summaryDiff(el: TextElements, view: ApprovalView, t: Translate): HTMLEl
   }
   section.append(words);
   const changes = el('ul');
-  for (const c of diff.terms) changes.append(el('li', say(t, c as Said)));
-  if (diff.expiry) changes.append(el('li', say(t, diff.expiry as Said)));
+  for (const c of diff.terms) changes.append(el('li', say(t, c)));
+  if (diff.expiry) changes.append(el('li', say(t, diff.expiry)));
   if (changes.childElementCount > 0) section.append(changes);
   return section;
 }
@@ -215,7 +215,7 @@ function technicalDetails(el: TextElements, view: ApprovalView, risk: Risk, t: T
   details.append(el('summary', t('technicalDetails')));
   const checked = el('ul', undefined, 'checked');
   checked.dataset.testid = 'checked';
-  for (const c of risk.checked) checked.append(el('li', say(t, c as Said), 'finding checked'));
+  for (const c of risk.checked) checked.append(el('li', say(t, c), 'finding checked'));
   for (const i of risk.items.filter((x) => x.severity === 'info')) checked.append(el('li', say(t, i), 'finding info'));
   if (checked.childElementCount === 0) checked.append(el('li', t('nothingChecked'), 'finding info'));
   details.append(el('h3', t('checkedHeading')), checked);

@@ -3,13 +3,14 @@ import { inspectCompanyName } from '../../summary/company-name.ts';
 import { reviewOperation } from '../../review/terms.ts';
 import type { ReviewFinding, CheckedStatement } from '../../review/types.ts';
 import type { OriginWarningCode } from '../../summary/origin.ts';
+import type { MessageText } from '../../summary/message-text.ts';
 import type { ApprovalView } from '../snapshot';
 import { requestBody } from './request-words';
 
 /** A sentence a module wrote for the person, with the message it comes from when it has one. */
 export interface Said {
   message: string;
-  text?: { key: string; substitutions: string[]; count?: number } | undefined;
+  text?: MessageText | undefined;
 }
 
 export interface RiskItem extends Said {
@@ -53,15 +54,15 @@ function originSeverity(code: OriginWarningCode, asciiHost: string): RiskItem['s
 }
 
 function fromFinding(f: ReviewFinding): RiskItem {
-  return { severity: f.severity, source: 'review', message: f.message, text: (f as Said).text };
+  return { severity: f.severity, source: 'review', message: f.message, text: f.text };
 }
 
 export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk {
   const name = inspectText(view.company.name, { singleLine: true });
   const items: RiskItem[] = [];
-  for (const f of name.findings) items.push({ severity: 'danger', source: 'name', message: f.message, text: (f as Said).text });
-  for (const f of inspectCompanyName(view.company.name)) items.push({ severity: f.severity, source: 'name', message: f.message, text: (f as Said).text });
-  for (const w of view.origin?.warnings ?? []) items.push({ severity: originSeverity(w.code, view.origin!.asciiHost), source: 'origin', message: w.message, text: (w as Said).text });
+  for (const f of name.findings) items.push({ severity: 'danger', source: 'name', message: f.message, text: f.text });
+  for (const f of inspectCompanyName(view.company.name)) items.push({ severity: f.severity, source: 'name', message: f.message, text: f.text });
+  for (const w of view.origin?.warnings ?? []) items.push({ severity: originSeverity(w.code, view.origin!.asciiHost), source: 'origin', message: w.message, text: w.text });
   if (summaryHasHidden) items.push({ severity: 'warning', source: 'summary', message: 'The summary contains hidden characters, shown as tokens.', text: { key: 'hygieneWarning', substitutions: [] } });
   const review = reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
   items.push(...review.findings.map(fromFinding));
