@@ -15,7 +15,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
@@ -131,7 +130,7 @@ function exited(child: ChildProcess): Promise<void> {
 
 async function bridgedChannel(script: string, bundle: string, runtimeDir: string): Promise<Channel> {
   const ext = spawn(process.execPath, [script, 'bridge', bundle, THUMBPRINT], { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stdio: ['pipe', 'pipe', 'inherit'] });
-  await waitFor(ext.stdout!, 'ready');
+  await waitFor(ext.stdout, 'ready');
   const socket = net.connect(path.join(runtimeDir, 'countersign', `${THUMBPRINT}.sock`));
   await new Promise<void>((r) => socket.once('connect', () => r()));
   socket.setNoDelay(true);
@@ -140,7 +139,7 @@ async function bridgedChannel(script: string, bundle: string, runtimeDir: string
     socket,
     async () => {
       socket.destroy();
-      ext.stdin!.end();
+      ext.stdin.end();
       await exited(ext);
     },
   );
@@ -151,7 +150,7 @@ async function bridgedChannel(script: string, bundle: string, runtimeDir: string
 
 async function passThroughChannel(script: string, socketPath: string): Promise<Channel> {
   const relay = spawn(process.execPath, [script, 'relay', socketPath], { stdio: ['pipe', 'pipe', 'inherit'] });
-  await waitFor(relay.stdout!, 'ready');
+  await waitFor(relay.stdout, 'ready');
   const socket = net.connect(socketPath);
   await new Promise<void>((r) => socket.once('connect', () => r()));
   return channel(
@@ -159,7 +158,7 @@ async function passThroughChannel(script: string, socketPath: string): Promise<C
     socket,
     async () => {
       socket.destroy();
-      relay.stdin!.end();
+      relay.stdin.end();
       await exited(relay);
     },
   );
@@ -168,10 +167,10 @@ async function passThroughChannel(script: string, socketPath: string): Promise<C
 function directChannel(script: string): Channel {
   const ext = spawn(process.execPath, [script, 'direct'], { stdio: ['pipe', 'pipe', 'inherit'] });
   return channel(
-    (b) => ext.stdin!.write(b),
-    ext.stdout!,
+    (b) => ext.stdin.write(b),
+    ext.stdout,
     async () => {
-      ext.stdin!.end();
+      ext.stdin.end();
       await exited(ext);
     },
   );

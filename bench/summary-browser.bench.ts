@@ -37,7 +37,7 @@ export async function run(): Promise<BenchResult[]> {
     await page.addScriptTag({ content: script });
     const markdown = realisticSummary(16 * 1024);
     // Passed as text: tsx would add helpers (`__name`) to a function's source that the page lacks.
-    const result = (await page.evaluate(`(() => {
+    const result = await page.evaluate<{ bare: number; pipeline: number }>(`(() => {
       const b = globalThis.__summaryBench;
       const md = ${JSON.stringify(markdown)};
       const median = (fn) => {
@@ -51,7 +51,7 @@ export async function run(): Promise<BenchResult[]> {
         return times.sort((x, y) => x - y)[20];
       };
       return { bare: median(() => b.bare(md)), pipeline: median(() => b.pipeline(md)) };
-    })()`)) as { bare: number; pipeline: number };
+    })()`);
     return [
       {
         name: 'summary: realistic 16 kB, whole pipeline, in Chromium',

@@ -166,7 +166,7 @@ async function click(context: BrowserContext, selector: string, label: string, s
   const button = page.locator(selector);
   await button.waitFor({ state: 'visible' });
   await button.isEnabled();
-  await page.waitForFunction((s) => !(document.querySelector(s) as HTMLButtonElement | null)?.disabled, selector, { timeout: 10_000 });
+  await page.waitForFunction((s) => !document.querySelector<HTMLButtonElement>(s)?.disabled, selector, { timeout: 10_000 });
   await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
   step(`(no display: clicking “${label}” in the Countersign window; screenshot demo-output/${shot}.png)`);
   await button.click();

@@ -112,7 +112,7 @@ async function unixSockets(input: DiscoveryInput): Promise<Map<string, string[]>
 async function windowsPipes(input: DiscoveryInput): Promise<Map<string, string[]>> {
   const found = new Map<string, string[]>();
   const prefix = `countersign-${pipeUserName(input.username)}-`;
-  let names: string[] = [];
+  let names: string[];
   try {
     // Windows lists the open named pipes as the entries of this pseudo-folder.
     names = await fsp.readdir('\\\\.\\pipe\\');

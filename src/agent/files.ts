@@ -47,7 +47,7 @@ export function defaultConfigDir(input: ConfigDirInput): string {
 }
 
 export function errno(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+  return typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : undefined;
 }
 
 /** Whether POSIX owners and modes mean anything here (not on Windows, where ACLs decide). */
@@ -222,5 +222,5 @@ export async function readJournalFile<S extends z.ZodType>(file: string, ctx: Pr
   if (!parsed.success) {
     throw new CountersignError('ERR_INPUT_INVALID', `${formatIssues(name, parsed.error.issues)}; move it aside to start a new journal`, { cause: parsed.error });
   }
-  return parsed.data as z.output<S>;
+  return parsed.data;
 }

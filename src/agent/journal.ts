@@ -148,7 +148,7 @@ function damaged(file: string, what: string, cause?: unknown): CountersignError 
 /** `value` checked against `schema`; `where` is the line ("line 3: ") or nothing, `root` what the line holds. */
 function checked<S extends z.ZodType>(schema: S, value: unknown, file: string, where: string, root: string): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data as z.output<S>;
+  if (parsed.success) return parsed.data;
   throw damaged(file, `${where}${formatIssues(root, parsed.error.issues)}`, parsed.error);
 }
 

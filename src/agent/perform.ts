@@ -670,11 +670,11 @@ function withAdapters(prepared: Prepared, iface: StoredRequest['interface'], opt
       const live = { ...ctx.live, extensionsHeader: ctx.live.extensionsHeader ?? formatExtensionsHeader() };
       switch (stored.interface) {
         case 'api':
-          return apiAdapter(stored, live) as Adapter<unknown>;
+          return apiAdapter(stored, live);
         case 'mcp':
-          return mcpAdapter(stored, live, stored.interface === iface ? options.mcp : {}) as Adapter<unknown>;
+          return mcpAdapter(stored, live, stored.interface === iface ? options.mcp : {});
         case 'conversation':
-          return conversationAdapter(stored, live, stored.interface === iface ? options.conversation : {}) as Adapter<unknown>;
+          return conversationAdapter(stored, live, stored.interface === iface ? options.conversation : {});
       }
     },
   };
@@ -707,7 +707,7 @@ export async function performApi(input: PerformApiInput): Promise<PerformResult<
     ...(prepared.contentType === undefined ? {} : { content_type: prepared.contentType }),
   };
   const ctx = withAdapters(prepared, 'api', {});
-  const adapter = apiAdapter(stored as Extract<StoredRequest, { interface: 'api' }>, ctx.live);
+  const adapter = apiAdapter(stored, ctx.live);
   return perform<ApiResponse>(ctx, adapter, prepared.declared);
 }
 
@@ -722,7 +722,7 @@ export async function performTool(input: PerformToolInput): Promise<PerformResul
   const stored: StoredRequest = { interface: 'mcp', server_url: serverUrl, tool: input.tool, arguments: input.arguments as never };
   const mcp: McpOptions = { ...(input.clientInfo === undefined ? {} : { clientInfo: input.clientInfo }), ...(input.meta === undefined ? {} : { meta: input.meta }) };
   const ctx = withAdapters(prepared, 'mcp', { mcp });
-  const adapter = mcpAdapter(stored as Extract<StoredRequest, { interface: 'mcp' }>, ctx.live, mcp);
+  const adapter = mcpAdapter(stored, ctx.live, mcp);
   return perform<CallToolResult>(ctx, adapter, prepared.declared);
 }
 
@@ -741,7 +741,7 @@ export async function performConversation(input: PerformConversationInput): Prom
   const stored: StoredRequest = { interface: 'conversation', endpoint, conversation_id: input.conversationId, message_id: input.message.id ?? freshMessageId() };
   const conversation: ConversationOptions = { text: input.message.text, approvalText: input.approvalText };
   const ctx = withAdapters(prepared, 'conversation', { conversation });
-  const adapter = conversationAdapter(stored as Extract<StoredRequest, { interface: 'conversation' }>, ctx.live, conversation);
+  const adapter = conversationAdapter(stored, ctx.live, conversation);
   return perform<ConversationResponse>(ctx, adapter, prepared.declared);
 }
 

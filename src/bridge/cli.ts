@@ -153,77 +153,103 @@ export function runHost(deps: CliDeps, browser: 'chromium' | 'firefox'): Promise
   });
 }
 
+type SystemDeps = Pick<CliDeps, 'platform' | 'homedir' | 'env' | 'fs' | 'run' | 'execPath' | 'uid'>;
+
+function systemOf(deps: CliDeps): SystemDeps {
+  return { platform: deps.platform, homedir: deps.homedir, env: deps.env, fs: deps.fs, run: deps.run, execPath: deps.execPath, uid: deps.uid };
+}
+
+/** Options for a command that takes no positional argument. */
+function commandOptions(deps: CliDeps, args: readonly string[], allowed: ReadonlySet<string>): Parsed {
+  const o = parseOptions(args, allowed, deps.cwd, deps.platform);
+  if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
+  return o;
+}
+
+function runInstall(deps: CliDeps, args: readonly string[]): number {
+  const o = commandOptions(deps, args, INSTALL_FLAGS);
+  if (deps.bundlePath === undefined) {
+    deps.stderr.write('countersign-bridge: no built bundle to install; run "npm run build:bridge" first\n');
+    return 1;
+  }
+  const report = install(
+    { ...systemOf(deps), bundlePath: deps.bundlePath, bridgeVersion: BRIDGE_VERSION },
+    {
+      browsers: o.browsers,
+      link: o.link,
+      flatpak: o.flatpak,
+      ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }),
+      ...(o.extensionId === undefined ? {} : { extensionId: o.extensionId }),
+    },
+  );
+  const out = (text: string) => deps.stdout.write(text);
+  out(`launcher ${report.launcher}\nbundle   ${report.bundle}\n`);
+  for (const e of report.entries) out(`${e.browser.padEnd(9)} ${e.manifest}${e.registryKey === undefined ? '' : ` (registry ${e.registryKey})`}\n`);
+  for (const note of report.notes) out(`note: ${note}\n`);
+  return 0;
+}
+
+function runUninstall(deps: CliDeps, args: readonly string[]): number {
+  const o = commandOptions(deps, args, UNINSTALL_FLAGS);
+  const report = uninstall(systemOf(deps), { browsers: o.browsers, flatpak: o.flatpak, ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }) });
+  const out = (text: string) => deps.stdout.write(text);
+  if (report.removed.length === 0 && report.kept.length === 0) out('nothing to uninstall\n');
+  for (const r of report.removed) out(`removed ${r}\n`);
+  for (const k of report.kept) out(`kept    ${k}\n`);
+  return 0;
+}
+
+function runDoctor(deps: CliDeps, args: readonly string[]): number {
+  const o = commandOptions(deps, args, DOCTOR_FLAGS);
+  const findings = doctor(systemOf(deps), {
+    browsers: o.browsers,
+    selfCommand: deps.selfCommand,
+    ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }),
+    ...(o.extensionId === undefined ? {} : { extensionId: o.extensionId }),
+  });
+  deps.stdout.write(o.json ? `${JSON.stringify(findings, null, 2)}\n` : formatFindings(findings));
+  return findings.some((f) => f.severity === 'error') ? 1 : 0;
+}
+
+function runSocketPath(deps: CliDeps, args: readonly string[]): number {
+  const thumbprint = args[0];
+  if (thumbprint === undefined || args.length > 1) throw new UsageError('socket-path takes one extension key thumbprint');
+  for (const p of agentSocketCandidates({ platform: deps.platform, env: deps.env, uid: deps.uid, username: deps.username, thumbprint })) deps.stdout.write(`${p}\n`);
+  return 0;
+}
+
+/** A command typed by a person: its exit code. */
+function runCommand(deps: CliDeps, command: string | undefined, args: readonly string[]): number {
+  switch (command) {
+    case 'install':
+      return runInstall(deps, args);
+    case 'uninstall':
+      return runUninstall(deps, args);
+    case 'doctor':
+      return runDoctor(deps, args);
+    case 'socket-path':
+      return runSocketPath(deps, args);
+    case '--version':
+      deps.stdout.write(`${BRIDGE_VERSION}\n`);
+      return 0;
+    case '--help':
+    case 'help':
+      deps.stdout.write(USAGE);
+      return 0;
+    default:
+      // Anything else, including no arguments at all: a person typing it, not a browser.
+      deps.stderr.write(command === undefined ? USAGE : `countersign-bridge: unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
 /** Run one command. Resolves with the process exit code. */
 export async function runCli(deps: CliDeps): Promise<number> {
   const browser = hostInvocation(deps.argv);
   if (browser !== undefined) return runHost(deps, browser);
-
-  const out = (text: string) => deps.stdout.write(text);
   const [command, ...rest] = deps.argv;
-  const system = { platform: deps.platform, homedir: deps.homedir, env: deps.env, fs: deps.fs, run: deps.run, execPath: deps.execPath, uid: deps.uid };
   try {
-    switch (command) {
-      case 'install': {
-        const o = parseOptions(rest, INSTALL_FLAGS, deps.cwd, deps.platform);
-        if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
-        if (deps.bundlePath === undefined) {
-          deps.stderr.write('countersign-bridge: no built bundle to install; run "npm run build:bridge" first\n');
-          return 1;
-        }
-        const report = install(
-          { ...system, bundlePath: deps.bundlePath, bridgeVersion: BRIDGE_VERSION },
-          {
-            browsers: o.browsers,
-            link: o.link,
-            flatpak: o.flatpak,
-            ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }),
-            ...(o.extensionId === undefined ? {} : { extensionId: o.extensionId }),
-          },
-        );
-        out(`launcher ${report.launcher}\nbundle   ${report.bundle}\n`);
-        for (const e of report.entries) out(`${e.browser.padEnd(9)} ${e.manifest}${e.registryKey === undefined ? '' : ` (registry ${e.registryKey})`}\n`);
-        for (const note of report.notes) out(`note: ${note}\n`);
-        return 0;
-      }
-      case 'uninstall': {
-        const o = parseOptions(rest, UNINSTALL_FLAGS, deps.cwd, deps.platform);
-        if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
-        const report = uninstall(system, { browsers: o.browsers, flatpak: o.flatpak, ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }) });
-        if (report.removed.length === 0 && report.kept.length === 0) out('nothing to uninstall\n');
-        for (const r of report.removed) out(`removed ${r}\n`);
-        for (const k of report.kept) out(`kept    ${k}\n`);
-        return 0;
-      }
-      case 'doctor': {
-        const o = parseOptions(rest, DOCTOR_FLAGS, deps.cwd, deps.platform);
-        if (o.positional.length > 0) throw new UsageError(`unexpected argument ${o.positional[0]}`);
-        const findings = doctor(system, {
-          browsers: o.browsers,
-          selfCommand: deps.selfCommand,
-          ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }),
-          ...(o.extensionId === undefined ? {} : { extensionId: o.extensionId }),
-        });
-        out(o.json ? `${JSON.stringify(findings, null, 2)}\n` : formatFindings(findings));
-        return findings.some((f) => f.severity === 'error') ? 1 : 0;
-      }
-      case 'socket-path': {
-        const thumbprint = rest[0];
-        if (thumbprint === undefined || rest.length > 1) throw new UsageError('socket-path takes one extension key thumbprint');
-        for (const p of agentSocketCandidates({ platform: deps.platform, env: deps.env, uid: deps.uid, username: deps.username, thumbprint })) out(`${p}\n`);
-        return 0;
-      }
-      case '--version':
-        out(`${BRIDGE_VERSION}\n`);
-        return 0;
-      case '--help':
-      case 'help':
-        out(USAGE);
-        return 0;
-      default:
-        // Anything else, including no arguments at all: a person typing it, not a browser.
-        deps.stderr.write(command === undefined ? USAGE : `countersign-bridge: unknown command "${command}"\n\n${USAGE}`);
-        return 2;
-    }
+    return runCommand(deps, command, rest);
   } catch (error) {
     if (error instanceof UsageError) {
       deps.stderr.write(`countersign-bridge: ${error.message}\n\n${USAGE}`);

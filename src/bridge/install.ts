@@ -2,13 +2,34 @@ import { z } from 'zod';
 import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../extension/manifest-key';
 import { NATIVE_HOST_NAME } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
-import { BROWSER_IDS, FLATPAK_APPS, browserFamily, browserLocation, customProfileManifestPath, dataDir, detectSandboxed, flatpakManifestPath, installedBrowsers, pathApi, type BrowserId } from './browsers';
+import {
+  BROWSERS,
+  BROWSER_IDS,
+  CHROMIUM_BROWSER_IDS,
+  DEFAULT_CUSTOM_PROFILE_BROWSER,
+  browserFamily,
+  browserLocation,
+  browserRecord,
+  customProfileManifestPath,
+  dataDir,
+  detectSandboxed,
+  flatpakManifestPath,
+  installedBrowsers,
+  isChromiumBrowser,
+  pathApi,
+  type BrowserFamily,
+  type BrowserId,
+} from './browsers';
 import type { Platform, SystemContext } from './system';
 
 /**
  * `countersign-bridge install` / `uninstall`: the launcher, a copy of the bundle, one host
  * manifest per browser (plus a registry value on Windows), and a record of exactly what was
- * written, so that uninstall removes that and nothing else.
+ * written, so that uninstall removes that and nothing else (docs/bridge-protocol.md section 14).
+ * Which browsers exist and where each reads its manifest: BROWSERS in browsers.ts.
+ *
+ * One file over 500 lines on purpose: install and uninstall are two halves of the install record
+ * (recordSchema below), and what one writes the other must remove, so they change together.
  */
 
 export interface InstallContext extends SystemContext {
@@ -39,7 +60,7 @@ export interface HostManifest {
  * The host manifest. Chromium: `allowed_origins` with the trailing slash (without it Chromium says
  * "Specified native messaging host not found."). Firefox: `allowed_extensions` with the add-on id.
  */
-export function hostManifest(family: 'chromium' | 'firefox', launcherPath: string, extensionId: string): HostManifest {
+export function hostManifest(family: BrowserFamily, launcherPath: string, extensionId: string): HostManifest {
   const base = {
     name: NATIVE_HOST_NAME,
     description: 'Countersign bridge: relays approvals between desktop agents and the Countersign extension',
@@ -195,7 +216,7 @@ function attempt<T>(what: string, fn: () => T): T {
     return fn();
   } catch (cause) {
     if (cause instanceof CountersignError) throw cause;
-    const code = typeof cause === 'object' && cause !== null && 'code' in cause ? ` (${String((cause as { code: unknown }).code)})` : '';
+    const code = typeof cause === 'object' && cause !== null && 'code' in cause ? ` (${String((cause).code)})` : '';
     throw failed(`${what}${code}`, cause);
   }
 }
@@ -209,38 +230,53 @@ function extensionIdFor(browser: BrowserId, given: string | undefined): string {
   return family === 'chromium' ? CHROMIUM_EXTENSION_ID : FIREFOX_EXTENSION_ID;
 }
 
+/** "a, b or c". */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) as string}`;
+}
+
 function resolveTargets(ctx: InstallContext, options: InstallOptions): Target[] {
-  const p = pathApi(ctx.platform);
   const given = options.extensionId;
   if (given !== undefined && !CHROMIUM_ID_PATTERN.test(given) && !FIREFOX_ID_PATTERN.test(given)) {
     throw new CountersignError('ERR_INPUT_INVALID', '--extension-id: expected a Chromium id (32 letters a-p) or a Firefox add-on id (name@domain or {GUID})');
   }
-  if (options.userDataDir !== undefined) {
-    if (ctx.platform === 'win32') {
-      throw new CountersignError('ERR_UNSUPPORTED_PLATFORM', '--user-data-dir: on Windows Chromium finds hosts through the registry only; install without it');
-    }
-    if (!p.isAbsolute(options.userDataDir)) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir: expected an absolute path');
-    if (options.flatpak === true) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir and --flatpak: choose one');
-    const list = options.browsers === undefined || options.browsers === 'all' ? ['chromium' as const] : options.browsers;
-    const browser = list[0];
-    if (list.length !== 1 || browser === undefined || browserFamily(browser) !== 'chromium') {
-      throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir: name one Chromium browser (chrome, chromium, edge, brave or vivaldi), or none');
-    }
-    return [{ browser, manifestPath: customProfileManifestPath(options.userDataDir, ctx.platform), userDataDir: options.userDataDir, extensionId: extensionIdFor(browser, given) }];
+  if (options.userDataDir !== undefined) return [customProfileTarget(ctx, options, options.userDataDir)];
+  if (options.flatpak === true) return flatpakTargets(ctx, options);
+  return nativeTargets(ctx, options);
+}
+
+/** `--user-data-dir DIR`: one Chromium-family browser, the manifest in DIR/NativeMessagingHosts. */
+function customProfileTarget(ctx: InstallContext, options: InstallOptions, userDataDir: string): Target {
+  if (ctx.platform === 'win32') {
+    throw new CountersignError('ERR_UNSUPPORTED_PLATFORM', '--user-data-dir: on Windows Chromium finds hosts through the registry only; install without it');
   }
+  if (!pathApi(ctx.platform).isAbsolute(userDataDir)) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir: expected an absolute path');
+  if (options.flatpak === true) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir and --flatpak: choose one');
+  const list = options.browsers === undefined || options.browsers === 'all' ? [DEFAULT_CUSTOM_PROFILE_BROWSER] : options.browsers;
+  const browser = list[0];
+  if (list.length !== 1 || browser === undefined || !isChromiumBrowser(browser)) {
+    throw new CountersignError('ERR_INPUT_INVALID', `--user-data-dir: name one Chromium browser (${orList(CHROMIUM_BROWSER_IDS)}), or none`);
+  }
+  return { browser, manifestPath: customProfileManifestPath(userDataDir, ctx.platform), userDataDir, extensionId: extensionIdFor(browser, options.extensionId) };
+}
+
+/** `--flatpak`: the manifest inside each Flatpak browser's own home (Linux). */
+function flatpakTargets(ctx: InstallContext, options: InstallOptions): Target[] {
+  if (ctx.platform !== 'linux') throw new CountersignError('ERR_UNSUPPORTED_PLATFORM', '--flatpak: Flatpak browsers exist on Linux only');
   const all = options.browsers === undefined || options.browsers === 'all';
-  if (options.flatpak === true) {
-    if (ctx.platform !== 'linux') throw new CountersignError('ERR_UNSUPPORTED_PLATFORM', '--flatpak: Flatpak browsers exist on Linux only');
-    const apps = all ? detectSandboxed(ctx).filter((s) => s.kind === 'flatpak').map((s) => s.browser) : [...new Set(options.browsers as BrowserId[])];
-    if (apps.length === 0) throw failed('no Flatpak browser found (looked in ~/.local/share/flatpak/app, /var/lib/flatpak/app and ~/.var/app); name one with --browser');
-    return [...new Set(apps)].map((browser) => ({ browser, manifestPath: flatpakManifestPath(browser, ctx), flatpakApp: FLATPAK_APPS[browser], extensionId: extensionIdFor(browser, given) }));
-  }
+  const apps = all ? detectSandboxed(ctx).filter((s) => s.kind === 'flatpak').map((s) => s.browser) : [...new Set(options.browsers as BrowserId[])];
+  if (apps.length === 0) throw failed('no Flatpak browser found (looked in ~/.local/share/flatpak/app, /var/lib/flatpak/app and ~/.var/app); name one with --browser');
+  return [...new Set(apps)].map((browser) => ({ browser, manifestPath: flatpakManifestPath(browser, ctx), flatpakApp: BROWSERS[browser].flatpak, extensionId: extensionIdFor(browser, options.extensionId) }));
+}
+
+/** The usual place of each browser named, or of each one installed for this user. */
+function nativeTargets(ctx: InstallContext, options: InstallOptions): Target[] {
   let browsers: BrowserId[];
-  if (all) {
+  if (options.browsers === undefined || options.browsers === 'all') {
     browsers = installedBrowsers(ctx).map((d) => d.browser);
     if (browsers.length === 0) throw failed('no browser found for this user (no profile folder, no program in the usual places); name one with --browser');
   } else {
-    browsers = [...new Set(options.browsers as BrowserId[])];
+    browsers = [...new Set(options.browsers)];
   }
   return browsers.map((browser) => {
     const { target } = browserLocation(browser, ctx);
@@ -248,7 +284,7 @@ function resolveTargets(ctx: InstallContext, options: InstallOptions): Target[] 
       browser,
       manifestPath: target.manifestPath,
       ...(target.kind === 'registry' ? { registryKey: target.registryKey } : {}),
-      extensionId: extensionIdFor(browser, given),
+      extensionId: extensionIdFor(browser, options.extensionId),
     };
   });
 }
@@ -282,22 +318,27 @@ function regAdd(ctx: SystemContext, key: string, manifestPath: string): void {
   if (result.status !== 0) throw failed(`reg add ${key} failed: ${result.stderr.trim() || `exit ${String(result.status)}`}`);
 }
 
-/**
- * Install the host for the chosen browsers. Writes (and records) the bundle copy, the launcher,
- * each manifest and each registry value. Running it again updates in place.
- */
-export function install(ctx: InstallContext, options: InstallOptions = {}): InstallReport {
+/** What install needs before it writes anything: absolute paths, and a built bundle. */
+function checkInstallable(ctx: InstallContext): void {
   const p = pathApi(ctx.platform);
   if (!p.isAbsolute(ctx.homedir)) throw failed('the home folder is not an absolute path');
   if (!p.isAbsolute(ctx.execPath)) throw failed(`node's path ${ctx.execPath} is not absolute`);
   if (!p.isAbsolute(ctx.bundlePath) || ctx.fs.stat(ctx.bundlePath)?.isFile !== true) {
     throw failed(`the bridge bundle ${ctx.bundlePath} does not exist; build it first (npm run build:bridge)`);
   }
-  const targets = resolveTargets(ctx, options);
-  const previous = readRecord(ctx);
+}
 
-  const dir = dataDir(ctx);
-  const createdDataDirs = ensureDir(ctx, dir);
+interface WrittenProgram {
+  launcher: string;
+  /** What the launcher runs: the copy, or (--link) the running bundle. */
+  bundle: string;
+  /** The copy install made, absent with --link. */
+  bundleCopy: string | undefined;
+}
+
+/** The bundle copy (unless --link) and the launcher, in our own folder `dir`. */
+function writeProgram(ctx: InstallContext, options: InstallOptions, dir: string, previous: InstallRecord | undefined): WrittenProgram {
+  const p = pathApi(ctx.platform);
   let bundle = ctx.bundlePath;
   let bundleCopy: string | undefined;
   if (options.link !== true) {
@@ -316,54 +357,78 @@ export function install(ctx: InstallContext, options: InstallOptions = {}): Inst
   if (bundleCopy === undefined && previous?.bundle !== undefined && previous.bundle !== ctx.bundlePath && ctx.fs.stat(previous.bundle) !== undefined) {
     attempt(`cannot remove ${previous.bundle}`, () => ctx.fs.unlink(previous.bundle as string));
   }
+  return { launcher, bundle, bundleCopy };
+}
+
+/**
+ * One manifest (and its registry value). The entry is pushed to `entries` before anything is
+ * written for it, so that if a step fails, what was written is known.
+ */
+function writeTarget(ctx: InstallContext, target: Target, launcher: string, previous: InstallRecord | undefined, entries: RecordEntry[]): void {
+  const p = pathApi(ctx.platform);
+  const old = previous?.entries.find((e) => e.manifest === target.manifestPath);
+  const entry: RecordEntry = {
+    browser: target.browser,
+    manifest: target.manifestPath,
+    ...(target.userDataDir === undefined ? {} : { user_data_dir: target.userDataDir }),
+    ...(target.flatpakApp === undefined ? {} : { flatpak_app: target.flatpakApp }),
+    extension_id: target.extensionId,
+    // A re-install finds the folders existing: keep the memory of who created them.
+    created_dirs: [...(old?.created_dirs ?? [])],
+  };
+  entries.push(entry);
+  entry.created_dirs = [...new Set([...entry.created_dirs, ...ensureDir(ctx, p.dirname(target.manifestPath))])];
+  writeJson(ctx, target.manifestPath, hostManifest(browserFamily(target.browser), launcher, target.extensionId));
+  if (target.registryKey !== undefined) {
+    regAdd(ctx, target.registryKey, target.manifestPath);
+    entry.registry_key = target.registryKey;
+  }
+}
+
+/** The record after this install: earlier entries for other manifests, then this install's. */
+function newRecord(ctx: InstallContext, program: WrittenProgram, previous: InstallRecord | undefined, createdDataDirs: readonly string[], entries: readonly RecordEntry[]): InstallRecord {
+  const kept = (previous?.entries ?? []).filter((e) => !entries.some((n) => n.manifest === e.manifest));
+  return {
+    version: 1,
+    bridge_version: ctx.bridgeVersion,
+    launcher: program.launcher,
+    ...(program.bundleCopy === undefined ? {} : { bundle: program.bundleCopy }),
+    created_dirs: [...new Set([...(previous?.created_dirs ?? []), ...createdDataDirs])],
+    entries: [...kept, ...entries],
+  };
+}
+
+function installedEntry(e: RecordEntry): InstalledEntry {
+  return {
+    browser: e.browser,
+    manifest: e.manifest,
+    ...(e.registry_key === undefined ? {} : { registryKey: e.registry_key }),
+    ...(e.user_data_dir === undefined ? {} : { userDataDir: e.user_data_dir }),
+    ...(e.flatpak_app === undefined ? {} : { flatpakApp: e.flatpak_app }),
+    extensionId: e.extension_id,
+  };
+}
+
+/**
+ * Install the host for the chosen browsers. Writes (and records) the bundle copy, the launcher,
+ * each manifest and each registry value. Running it again updates in place.
+ */
+export function install(ctx: InstallContext, options: InstallOptions = {}): InstallReport {
+  checkInstallable(ctx);
+  const targets = resolveTargets(ctx, options);
+  const previous = readRecord(ctx);
+
+  const dir = dataDir(ctx);
+  const createdDataDirs = ensureDir(ctx, dir);
+  const program = writeProgram(ctx, options, dir, previous);
   const entries: RecordEntry[] = [];
   try {
-    for (const target of targets) {
-      const old = previous?.entries.find((e) => e.manifest === target.manifestPath);
-      const entry: RecordEntry = {
-        browser: target.browser,
-        manifest: target.manifestPath,
-        ...(target.userDataDir === undefined ? {} : { user_data_dir: target.userDataDir }),
-        ...(target.flatpakApp === undefined ? {} : { flatpak_app: target.flatpakApp }),
-        extension_id: target.extensionId,
-        // A re-install finds the folders existing: keep the memory of who created them.
-        created_dirs: [...(old?.created_dirs ?? [])],
-      };
-      // Recorded before anything is written for it: if a step fails, what was written is known.
-      entries.push(entry);
-      entry.created_dirs = [...new Set([...entry.created_dirs, ...ensureDir(ctx, p.dirname(target.manifestPath))])];
-      writeJson(ctx, target.manifestPath, hostManifest(browserFamily(target.browser), launcher, target.extensionId));
-      if (target.registryKey !== undefined) {
-        regAdd(ctx, target.registryKey, target.manifestPath);
-        entry.registry_key = target.registryKey;
-      }
-    }
+    for (const target of targets) writeTarget(ctx, target, program.launcher, previous, entries);
   } finally {
     // Even after a failure: the record is how uninstall finds exactly what was written.
-    const kept = (previous?.entries ?? []).filter((e) => !entries.some((n) => n.manifest === e.manifest));
-    const record: InstallRecord = {
-      version: 1,
-      bridge_version: ctx.bridgeVersion,
-      launcher,
-      ...(bundleCopy === undefined ? {} : { bundle: bundleCopy }),
-      created_dirs: [...new Set([...(previous?.created_dirs ?? []), ...createdDataDirs])],
-      entries: [...kept, ...entries],
-    };
-    writeJson(ctx, recordPath(ctx), record);
+    writeJson(ctx, recordPath(ctx), newRecord(ctx, program, previous, createdDataDirs, entries));
   }
-  return {
-    launcher,
-    bundle,
-    entries: entries.map((e) => ({
-      browser: e.browser,
-      manifest: e.manifest,
-      ...(e.registry_key === undefined ? {} : { registryKey: e.registry_key }),
-      ...(e.user_data_dir === undefined ? {} : { userDataDir: e.user_data_dir }),
-      ...(e.flatpak_app === undefined ? {} : { flatpakApp: e.flatpak_app }),
-      extensionId: e.extension_id,
-    })),
-    notes: installNotes(ctx, options),
-  };
+  return { launcher: program.launcher, bundle: program.bundle, entries: entries.map(installedEntry), notes: installNotes(ctx, options) };
 }
 
 /** Sandboxed browsers a plain install leaves alone, and why. */
@@ -375,7 +440,8 @@ function installNotes(ctx: InstallContext, options: InstallOptions): string[] {
   const notes: string[] = [];
   for (const s of detectSandboxed(ctx)) {
     if (s.kind === 'flatpak') notes.push(`${s.browser} as a Flatpak (${s.appId}) was left alone: it needs "install --flatpak" and a "flatpak override"; run "countersign-bridge doctor" for both`);
-    else if (s.browser === 'firefox') notes.push('Firefox as a Snap starts the bridge through the XDG WebExtensions portal, from the manifest in ~/.mozilla/native-messaging-hosts; allow it when asked');
+    // A Snap that starts hosts through the portal is Firefox's (the only one with `portal` in BROWSERS).
+    else if (browserRecord(s.browser).snap?.portal === true) notes.push('Firefox as a Snap starts the bridge through the XDG WebExtensions portal, from the manifest in ~/.mozilla/native-messaging-hosts; allow it when asked');
     else notes.push(`${s.browser} as a Snap cannot start native messaging hosts outside its confinement: use a ${s.browser} from a .deb/.rpm or another browser`);
   }
   return notes;

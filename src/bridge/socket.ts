@@ -21,7 +21,7 @@ export interface SocketDirOptions {
 }
 
 function errno(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+  return typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : undefined;
 }
 
 /**

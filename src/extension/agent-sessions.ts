@@ -13,7 +13,7 @@ import {
   type BridgePublicJwk,
   type ExtensionToAgentMessage,
 } from '../protocol/bridge';
-import { CountersignError, type ErrorCode } from '../protocol/errors';
+import { CountersignError } from '../protocol/errors';
 import type { AgentReply, ApprovalQueue } from './approval-queue';
 import type { AgentProblem } from './snapshot';
 import type { Store, StoredKeyPair } from './store';
@@ -154,6 +154,21 @@ export class AgentSessions {
   }
 
   /**
+   * The person revoked a paired agent (the options page). Only the stored mark changes: every
+   * request, `approval_sent` and `outcome` reads the agent from the store, so its connections
+   * still open get ERR_AGENT_REVOKED from their next message on, and a reconnect is told it is
+   * not paired. Its approvals already waiting stay where they are, for the person to decide.
+   * Resolves true when this call revoked it; false for an unknown or already revoked agent
+   * (the first revocation's time stands).
+   */
+  async revoke(thumbprint: string): Promise<boolean> {
+    const agent = await this.deps.store.getAgent(thumbprint);
+    if (!agent || agent.revokedAt) return false;
+    await this.deps.store.putAgent({ ...agent, revokedAt: Date.now() });
+    return true;
+  }
+
+  /**
    * One message from an agent, not yet validated: queued behind that connection's earlier
    * messages. Resolves when it has been handled. Bad input gets a typed error and changes nothing.
    */
@@ -219,150 +234,166 @@ export class AgentSessions {
     }
   }
 
+  /** One method per message of docs/bridge-protocol.md, section 9: each answers exactly once. */
   private async handle(c: Connection, m: AgentToExtensionMessage): Promise<void> {
-    const { store, queue, key } = this.deps;
     switch (m.type) {
       case 'version_query':
-        this.send(c.conn, {
-          type: 'version',
-          v: BRIDGE_PROTOCOL_VERSION,
-          id: m.id,
-          product: 'Countersign',
-          extension_version: this.deps.extensionVersion,
-          protocol_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
-        });
-        return;
-      case 'hello': {
-        if (!m.versions.includes(BRIDGE_PROTOCOL_VERSION)) {
-          this.problem('version', m.agent_name);
-          this.send(c.conn, {
-            type: 'error',
-            v: BRIDGE_PROTOCOL_VERSION,
-            id: m.id,
-            code: 'ERR_PROTOCOL_VERSION',
-            message: 'no common protocol version',
-            source: 'extension',
-            supported_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
-          });
-          return;
-        }
-        c.stage = 'challenged';
-        c.agentName = m.agent_name;
-        c.agentKey = m.agent_key;
-        c.agentThumbprint = await jwkThumbprint(m.agent_key);
-        c.challenge = randomNonce();
-        this.send(c.conn, { type: 'challenge', v: BRIDGE_PROTOCOL_VERSION, id: m.id, nonce: c.challenge, version: BRIDGE_PROTOCOL_VERSION });
-        return;
-      }
-      case 'auth': {
-        if (c.stage !== 'challenged' || !c.agentKey || !c.agentThumbprint || !c.challenge) {
-          throw new CountersignError('ERR_AUTH_FAILED', 'auth: send hello first');
-        }
-        const fields = { extensionKeyThumbprint: key.thumbprint, agentKeyThumbprint: c.agentThumbprint, conn: c.conn, nonce: c.challenge };
-        // One challenge, one try: a failed proof needs a new hello.
-        c.challenge = undefined;
-        if (!(await verifyAgentAuth(c.agentKey, fields, m.signature))) {
-          c.stage = 'new';
-          this.problem('auth', c.agentName);
-          throw new CountersignError('ERR_AUTH_FAILED', 'auth: the signature does not prove the agent key');
-        }
-        c.stage = 'authenticated';
-        const agent = await store.getAgent(c.agentThumbprint);
-        this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, id: m.id, paired: !!agent && !agent.revokedAt, extension_key: wireJwk(key.publicJwk) });
-        return;
-      }
-      case 'pair_request': {
-        const who = this.authenticated(c);
-        const keyThumbprint = await jwkThumbprint(m.agent_key);
-        if (keyThumbprint !== who.agentThumbprint) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request.agent_key: not the key this connection proved');
-        // A second agent under a paired agent's name would be told apart only by its key: refuse it,
-        // so "your agent “Desk agent”" always means the one the person paired under that name.
-        const nameKey = agentNameKey(m.agent_name);
-        const namesake = (await store.agents()).find((a) => !a.revokedAt && a.thumbprint !== keyThumbprint && agentNameKey(a.name) === nameKey);
-        if (namesake) {
-          await store.audit('pairing-name-taken', { agent: keyThumbprint, detail: m.agent_name });
-          throw new CountersignError(
-            'ERR_PAIRING_FAILED',
-            `pair_request.agent_name: an agent named ${JSON.stringify(namesake.name)} is already paired with another key; choose another name, or have the person remove that agent in Countersign's options first`,
-          );
-        }
-        // From here to `pairings.set` nothing awaits: messages from many connections are handled
-        // concurrently, and the cap must hold however they interleave.
-        const waiting = [...this.pairings.values()];
-        if (waiting.some((p) => p.conn === c.conn)) {
-          throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request: a pairing is already waiting on this connection; one at a time');
-        }
-        if (waiting.length >= MAX_PENDING_PAIRINGS) {
-          void store.audit('pairing-throttled', { agent: keyThumbprint, detail: m.agent_name }).catch(() => undefined);
-          throw new CountersignError('ERR_THROTTLED', `pair_request: ${waiting.length} pairings are already waiting for the person; try again later`);
-        }
-        const extensionNonce = randomNonce();
-        const pairing: PendingPairing = {
-          pairingId: `${c.conn}:${m.id}`,
-          conn: c.conn,
-          requestId: m.id,
-          agentName: m.agent_name,
-          agentKey: m.agent_key,
-          agentThumbprint: keyThumbprint,
-          commitment: m.agent_nonce_sha256,
-          extensionNonce,
-          attempts: 0,
-          requestedAt: Date.now(),
-        };
-        this.pairings.set(pairing.pairingId, pairing);
-        this.send(c.conn, { type: 'pair_offer', v: BRIDGE_PROTOCOL_VERSION, id: m.id, extension_key: wireJwk(key.publicJwk), extension_nonce: extensionNonce });
-        return;
-      }
-      case 'pair_reveal': {
-        const pairing = this.pairings.get(`${c.conn}:${m.pairing_id}`);
-        if (!pairing || pairing.code !== undefined) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.pairing_id: no pairing waiting for its reveal with this id on this connection');
-        if ((await pairingCommitment(m.agent_nonce)) !== pairing.commitment) {
-          this.pairings.delete(pairing.pairingId);
-          throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.agent_nonce: does not match the commitment in pair_request');
-        }
-        // The reveal's own id gets the pairing's one final answer, `pair_result`.
-        pairing.revealId = m.id;
-        pairing.code = await pairingCode({
-          extensionKeyThumbprint: key.thumbprint,
-          agentKeyThumbprint: pairing.agentThumbprint,
-          extensionNonce: pairing.extensionNonce,
-          agentNonce: m.agent_nonce,
-        });
-        this.deps.pairingsChanged();
-        return;
-      }
-      case 'approval_request': {
-        const who = this.authenticated(c);
-        const agent = await store.getAgent(who.agentThumbprint);
-        if (!agent || agent.revokedAt) this.problem(agent ? 'revoked' : 'unpaired', who.agentName);
-        if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign: pair it first');
-        if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
-        const reply = await queue.receive(agent, c.conn, m);
-        if (reply) this.sendReply(c.conn, reply);
-        return;
-      }
+        return this.onVersionQuery(c, m);
+      case 'hello':
+        return this.onHello(c, m);
+      case 'auth':
+        return this.onAuth(c, m);
+      case 'pair_request':
+        return this.onPairRequest(c, m);
+      case 'pair_reveal':
+        return this.onPairReveal(c, m);
+      case 'approval_request':
+        return this.onApprovalRequest(c, m);
       case 'approval_cancel': {
         this.authenticated(c);
-        const cancelled = await queue.cancel(c.conn, m.request_id);
+        const cancelled = await this.deps.queue.cancel(c.conn, m.request_id);
         this.sendReply(c.conn, { type: 'ack', id: m.id, cancelled });
         return;
       }
       case 'approval_sent': {
         const who = await this.paired(c);
-        this.sendReply(c.conn, await queue.sent(who, m.id, m.operation_id, m.revision, m.company_origin));
+        this.sendReply(c.conn, await this.deps.queue.sent(who, m.id, m.operation_id, m.revision, m.company_origin));
         return;
       }
       case 'outcome': {
         const who = await this.paired(c);
-        this.sendReply(c.conn, await queue.outcome(who, m.id, m.operation_id, m.revision, m.outcome, m.detail, m.company_origin));
+        this.sendReply(c.conn, await this.deps.queue.outcome(who, m.id, m.operation_id, m.revision, m.outcome, m.detail, m.company_origin));
         return;
       }
       case 'error':
         // An agent's report about something we sent: recorded, never acted on.
-        await store.audit('agent-error', { detail: `${m.code}: ${m.message}`.slice(0, 500) });
+        await this.deps.store.audit('agent-error', { detail: `${m.code}: ${m.message}`.slice(0, 500) });
         return;
     }
   }
+
+  private onVersionQuery(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'version_query' }>): void {
+    this.send(c.conn, {
+      type: 'version',
+      v: BRIDGE_PROTOCOL_VERSION,
+      id: m.id,
+      product: 'Countersign',
+      extension_version: this.deps.extensionVersion,
+      protocol_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    });
+  }
+
+  private async onHello(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'hello' }>): Promise<void> {
+    if (!m.versions.includes(BRIDGE_PROTOCOL_VERSION)) {
+      this.problem('version', m.agent_name);
+      this.send(c.conn, {
+        type: 'error',
+        v: BRIDGE_PROTOCOL_VERSION,
+        id: m.id,
+        code: 'ERR_PROTOCOL_VERSION',
+        message: 'no common protocol version',
+        source: 'extension',
+        supported_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      });
+      return;
+    }
+    c.stage = 'challenged';
+    c.agentName = m.agent_name;
+    c.agentKey = m.agent_key;
+    c.agentThumbprint = await jwkThumbprint(m.agent_key);
+    c.challenge = randomNonce();
+    this.send(c.conn, { type: 'challenge', v: BRIDGE_PROTOCOL_VERSION, id: m.id, nonce: c.challenge, version: BRIDGE_PROTOCOL_VERSION });
+  }
+
+  private async onAuth(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'auth' }>): Promise<void> {
+    const { store, key } = this.deps;
+    if (c.stage !== 'challenged' || !c.agentKey || !c.agentThumbprint || !c.challenge) {
+      throw new CountersignError('ERR_AUTH_FAILED', 'auth: send hello first');
+    }
+    const fields = { extensionKeyThumbprint: key.thumbprint, agentKeyThumbprint: c.agentThumbprint, conn: c.conn, nonce: c.challenge };
+    // One challenge, one try: a failed proof needs a new hello.
+    c.challenge = undefined;
+    if (!(await verifyAgentAuth(c.agentKey, fields, m.signature))) {
+      c.stage = 'new';
+      this.problem('auth', c.agentName);
+      throw new CountersignError('ERR_AUTH_FAILED', 'auth: the signature does not prove the agent key');
+    }
+    c.stage = 'authenticated';
+    const agent = await store.getAgent(c.agentThumbprint);
+    this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, id: m.id, paired: !!agent && !agent.revokedAt, extension_key: wireJwk(key.publicJwk) });
+  }
+
+  private async onPairRequest(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'pair_request' }>): Promise<void> {
+    const { store, key } = this.deps;
+    const who = this.authenticated(c);
+    const keyThumbprint = await jwkThumbprint(m.agent_key);
+    if (keyThumbprint !== who.agentThumbprint) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request.agent_key: not the key this connection proved');
+    // A second agent under a paired agent's name would be told apart only by its key: refuse it,
+    // so "your agent “Desk agent”" always means the one the person paired under that name.
+    const nameKey = agentNameKey(m.agent_name);
+    const namesake = (await store.agents()).find((a) => !a.revokedAt && a.thumbprint !== keyThumbprint && agentNameKey(a.name) === nameKey);
+    if (namesake) {
+      await store.audit('pairing-name-taken', { agent: keyThumbprint, detail: m.agent_name });
+      throw new CountersignError(
+        'ERR_PAIRING_FAILED',
+        `pair_request.agent_name: an agent named ${JSON.stringify(namesake.name)} is already paired with another key; choose another name, or have the person remove that agent in Countersign's options first`,
+      );
+    }
+    // From here to `pairings.set` nothing awaits: messages from many connections are handled
+    // concurrently, and the cap must hold however they interleave.
+    const waiting = [...this.pairings.values()];
+    if (waiting.some((p) => p.conn === c.conn)) {
+      throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request: a pairing is already waiting on this connection; one at a time');
+    }
+    if (waiting.length >= MAX_PENDING_PAIRINGS) {
+      void store.audit('pairing-throttled', { agent: keyThumbprint, detail: m.agent_name }).catch(() => undefined);
+      throw new CountersignError('ERR_THROTTLED', `pair_request: ${waiting.length} pairings are already waiting for the person; try again later`);
+    }
+    const extensionNonce = randomNonce();
+    const pairing: PendingPairing = {
+      pairingId: `${c.conn}:${m.id}`,
+      conn: c.conn,
+      requestId: m.id,
+      agentName: m.agent_name,
+      agentKey: m.agent_key,
+      agentThumbprint: keyThumbprint,
+      commitment: m.agent_nonce_sha256,
+      extensionNonce,
+      attempts: 0,
+      requestedAt: Date.now(),
+    };
+    this.pairings.set(pairing.pairingId, pairing);
+    this.send(c.conn, { type: 'pair_offer', v: BRIDGE_PROTOCOL_VERSION, id: m.id, extension_key: wireJwk(key.publicJwk), extension_nonce: extensionNonce });
+  }
+
+  private async onPairReveal(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'pair_reveal' }>): Promise<void> {
+    const pairing = this.pairings.get(`${c.conn}:${m.pairing_id}`);
+    if (!pairing || pairing.code !== undefined) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.pairing_id: no pairing waiting for its reveal with this id on this connection');
+    if ((await pairingCommitment(m.agent_nonce)) !== pairing.commitment) {
+      this.pairings.delete(pairing.pairingId);
+      throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.agent_nonce: does not match the commitment in pair_request');
+    }
+    // The reveal's own id gets the pairing's one final answer, `pair_result`.
+    pairing.revealId = m.id;
+    pairing.code = await pairingCode({
+      extensionKeyThumbprint: this.deps.key.thumbprint,
+      agentKeyThumbprint: pairing.agentThumbprint,
+      extensionNonce: pairing.extensionNonce,
+      agentNonce: m.agent_nonce,
+    });
+    this.deps.pairingsChanged();
+  }
+
+  private async onApprovalRequest(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'approval_request' }>): Promise<void> {
+    const who = this.authenticated(c);
+    const agent = await this.deps.store.getAgent(who.agentThumbprint);
+    if (!agent || agent.revokedAt) this.problem(agent ? 'revoked' : 'unpaired', who.agentName);
+    if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign: pair it first');
+    if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
+    const reply = await this.deps.queue.receive(agent, c.conn, m);
+    if (reply) this.sendReply(c.conn, reply);
+  }
+
 
   /**
    * The person's answer to a pairing, from a trusted, gated click in the approval window. To
@@ -403,7 +434,7 @@ export class AgentSessions {
   }
 
   sendReply(conn: string, reply: AgentReply): boolean {
-    return this.send(conn, { ...reply, v: BRIDGE_PROTOCOL_VERSION, ...(reply.type === 'error' ? { source: 'extension' as const } : {}) } as ExtensionToAgentMessage);
+    return this.send(conn, { ...reply, v: BRIDGE_PROTOCOL_VERSION, ...(reply.type === 'error' ? { source: 'extension' as const } : {}) });
   }
 
   private authenticated(c: Connection): Required<Pick<Connection, 'agentThumbprint' | 'agentName'>> {
@@ -413,6 +444,7 @@ export class AgentSessions {
     return { agentThumbprint: c.agentThumbprint, agentName: c.agentName };
   }
 
+
   private async paired(c: Connection): Promise<string> {
     const who = this.authenticated(c);
     const agent = await this.deps.store.getAgent(who.agentThumbprint);
@@ -421,7 +453,8 @@ export class AgentSessions {
     return who.agentThumbprint;
   }
 
-  private error(conn: string, code: ErrorCode | string, message: string, id?: string): void {
+  /** `code` is a string: an agent must accept codes it does not know (docs/bridge-protocol.md, section 12). */
+  private error(conn: string, code: string, message: string, id?: string): void {
     this.send(conn, {
       type: 'error',
       v: BRIDGE_PROTOCOL_VERSION,

@@ -1,3 +1,4 @@
+import type { UnversionedExtensionToAgentMessage } from '../protocol/bridge';
 import { canonicalJson } from '../protocol/canonical-json';
 import { CountersignError } from '../protocol/errors';
 import { deadlineOf } from '../protocol/rfc3339';
@@ -15,18 +16,14 @@ export interface IncomingApprovalRequest {
   nonce: string;
   company: CompanyRef;
   operation: ApprovalRecord['operation'];
-  request: unknown;
-  session: unknown;
+  request: ApprovalRecord['request'];
+  session: ApprovalRecord['session'];
 }
 
 export type DecisionStatus = 'approved' | 'declined' | 'expired' | 'superseded' | 'withdrawn' | 'cancelled';
 
-/** What the queue sends to an agent (inside the bridge's relay envelope). */
-export type AgentReply =
-  | { type: 'decision'; id: string; status: DecisionStatus; jws?: string }
-  | { type: 'withdrawn'; operation_id: string; revision: string }
-  | { type: 'ack'; id: string; sent?: true; cancelled?: boolean }
-  | { type: 'error'; id?: string; code: string; message: string };
+/** What the queue sends to an agent (inside the bridge's relay envelope); AgentSessions adds `v`. */
+export type AgentReply = UnversionedExtensionToAgentMessage<'decision' | 'withdrawn' | 'ack' | 'error'>;
 
 export interface QueueDeps {
   store: Store;

@@ -1,4 +1,4 @@
-import { generateSigningKeyPair, signDecision, digestSummary, digestTerms, type DecisionClaims } from '../protocol/decision';
+import { decisionClaims, generateSigningKeyPair, signDecision } from '../protocol/decision';
 import type { ApprovalRecord, Store, StoredKeyPair } from './store';
 
 /**
@@ -15,27 +15,10 @@ export async function extensionKey(store: Store): Promise<StoredKeyPair> {
     alg: pair.alg,
     privateKey: pair.privateKey,
     publicKey: pair.publicKey,
-    publicJwk: pair.publicJwk as JsonWebKey,
+    publicJwk: pair.publicJwk,
     thumbprint: pair.thumbprint,
     createdAt: Date.now(),
   });
-}
-
-/** The claims of a decision: exactly what the window showed, for exactly the agent that asked. */
-export async function decisionClaims(record: ApprovalRecord, status: 'approved' | 'declined', now = Date.now()): Promise<DecisionClaims> {
-  return {
-    v: 1,
-    status,
-    operation_id: record.operation.operation_id,
-    revision: record.operation.revision,
-    summary_sha256: await digestSummary(record.operation.summary),
-    terms_sha256: await digestTerms(record.operation.terms),
-    company: { name: record.company.name, origin: record.company.origin },
-    aud: record.agent,
-    nonce: record.nonce,
-    iat: Math.floor(now / 1000),
-    expires_at: record.operation.expires_at,
-  };
 }
 
 export async function signRecord(key: StoredKeyPair, record: ApprovalRecord, status: 'approved' | 'declined', now = Date.now()): Promise<string> {

@@ -1,80 +1,32 @@
 import { z } from 'zod';
+import { PAGE_MESSAGES } from './page-messages/index';
 
 /**
  * Messages between the extension's own pages and its background. Only the extension's own
  * pages can send them (no `externally_connectable`, no content scripts), yet they are still
  * validated: a bug in one page must not become a state change in the background.
+ *
+ * Each message lives in its own module under `page-messages/` (schema, allowed pages, handler);
+ * the union below is built from that registry, and the names pages import are re-exported here.
  */
-export const versionQuery = z.object({ type: z.literal('countersign/version') }).strict();
 
-export const versionAnswer = z.object({
-  product: z.literal('Countersign'),
-  version: z.string(),
-  bridgeProtocol: z.number().int(),
-  startedAt: z.number(),
-});
-export type VersionAnswer = z.infer<typeof versionAnswer>;
+type Schemas<T extends readonly { schema: z.ZodObject }[]> = { [K in keyof T]: T[K]['schema'] };
 
-const key = z.string().min(1).max(1200);
+// `map` forgets that the list is a tuple; the union needs each member's own schema type.
+const schemas = PAGE_MESSAGES.map((m) => m.schema) as unknown as Schemas<typeof PAGE_MESSAGES>;
 
-/**
- * A decision taken in the approval window. `trusted` is the page's own `event.isTrusted`, and
- * `shownFor` how long the item was visible and focused: the background refuses an approval
- * without both: the only way to approve is the person's own click in the extension's window.
- */
-export const decideMessage = z
-  .object({
-    type: z.literal('countersign/decide'),
-    key,
-    decision: z.enum(['approve', 'decline']),
-    trusted: z.literal(true),
-    shownFor: z.number().nonnegative(),
-  })
-  .strict();
-
-export const withdrawMessage = z.object({ type: z.literal('countersign/withdraw'), key, trusted: z.literal(true) }).strict();
-export const declineAllMessage = z.object({ type: z.literal('countersign/decline-all'), trusted: z.literal(true) }).strict();
-export const snapshotQuery = z.object({ type: z.literal('countersign/snapshot') }).strict();
-/**
- * The person's answer to a pairing. To pair (`confirmed: true`) they type the 6-digit code their
- * agent shows (spaces allowed, "304 236"), and the click went through the same gate as Approve:
- * `shownFor` is how long the pairing card was visible and focused.
- */
-export const pairAnswerMessage = z
-  .object({
-    type: z.literal('countersign/pair-answer'),
-    pairingId: key,
-    confirmed: z.boolean(),
-    code: z.string().regex(/^\d{3} ?\d{3}$/, { error: 'expected the 6-digit code, such as 304 236' }).optional(),
-    trusted: z.literal(true),
-    shownFor: z.number().nonnegative(),
-  })
-  .strict();
-export const revokeAgentMessage = z.object({ type: z.literal('countersign/revoke-agent'), thumbprint: key }).strict();
-export const openWindowMessage = z.object({ type: z.literal('countersign/open-window') }).strict();
-
-export const historyQuery = z.object({ type: z.literal('countersign/history'), query: z.string().max(200), limit: z.number().int().min(1).max(1000) }).strict();
-export const exportQuery = z.object({ type: z.literal('countersign/export') }).strict();
-
-/** Settings the person can change. Nothing here can approve: no "always allow", ever (spec section 5). */
-export const settingsSchema = z.object({ notifications: z.boolean() }).strict();
-export type Settings = z.infer<typeof settingsSchema>;
-export const DEFAULT_SETTINGS: Settings = { notifications: true };
-export const settingsSetMessage = z.object({ type: z.literal('countersign/settings-set'), settings: settingsSchema }).strict();
-
-export const pageMessage = z.discriminatedUnion('type', [
-  historyQuery,
-  exportQuery,
-  settingsSetMessage,
-  versionQuery,
-  decideMessage,
-  withdrawMessage,
-  declineAllMessage,
-  snapshotQuery,
-  pairAnswerMessage,
-  revokeAgentMessage,
-  openWindowMessage,
-]);
+export const pageMessage = z.discriminatedUnion('type', schemas);
 export type PageMessage = z.infer<typeof pageMessage>;
 
+export { versionQuery, versionAnswer, type VersionAnswer } from './page-messages/version';
+export { decideMessage } from './page-messages/decide';
+export { withdrawMessage } from './page-messages/withdraw';
+export { declineAllMessage } from './page-messages/decline-all';
+export { snapshotQuery } from './page-messages/snapshot';
+export { pairAnswerMessage } from './page-messages/pair-answer';
+export { revokeAgentMessage } from './page-messages/revoke-agent';
+export { openWindowMessage } from './page-messages/open-window';
+export { historyQuery } from './page-messages/history';
+export { exportQuery } from './page-messages/export';
+export { settingsSchema, settingsSetMessage, DEFAULT_SETTINGS, type Settings } from './page-messages/settings-set';
 export { APPROVE_DELAY_MS } from './constants';

@@ -22,8 +22,9 @@ export interface ApprovalView {
   operation: ApprovalRecord['operation'];
   /** The revision this one replaced, for "what changed". */
   previous?: ApprovalRecord['operation'];
-  request: unknown;
-  session: unknown;
+  /** null: a view with no request or Session to show. */
+  request: ApprovalRecord['request'] | null;
+  session: ApprovalRecord['session'] | null;
   createdAt: number;
   updatedAt: number;
   outcomeDetail?: string;

@@ -1,4 +1,6 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { z } from 'zod';
+import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
 import { nextState, type ApprovalEvent, type ApprovalState } from './approval-state';
 
@@ -12,6 +14,11 @@ export interface CompanyRef {
   name: string;
   origin: string;
 }
+
+/** The request that returned the operation, as the bridge validated it (`approval_request.request`). */
+export type RequestContext = z.infer<typeof requestContextSchema>;
+/** The Session the operation was returned in, as the bridge validated it (`approval_request.session`). */
+export type SessionContext = z.infer<typeof sessionSchema>;
 
 export interface ApprovalRecord {
   /**
@@ -36,8 +43,9 @@ export interface ApprovalRecord {
     terms?: Record<string, unknown> | undefined;
     expires_at: string;
   };
-  request: unknown;
-  session: unknown;
+  /** Stored as validated; readers still check each member, as a record from an older version may lack one. */
+  request: RequestContext;
+  session: SessionContext;
   state: ApprovalState;
   createdAt: number;
   updatedAt: number;
@@ -112,6 +120,9 @@ export class Store {
 
   static async open(name = DB_NAME): Promise<Store> {
     const db = await openDB<CountersignDB>(name, DB_VERSION, {
+      // The migration awaits requests of the upgrade transaction itself, which stays open while
+      // they are pending; idb does not await the callback, and nothing else runs until it is done.
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises
       async upgrade(db, oldVersion, _newVersion, tx) {
         if (oldVersion < 1) {
           const approvals = db.createObjectStore('approvals', { keyPath: 'key' });

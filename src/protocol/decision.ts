@@ -1,12 +1,26 @@
-import { CompactSign, base64url, calculateJwkThumbprint, compactVerify, importJWK } from 'jose';
+import { CompactSign, base64url, compactVerify, importJWK } from 'jose';
 import { z } from 'zod';
-import { B64U_32_PATTERN, MAX_DECISION_JWS_LENGTH, companySchema, nonceSchema, thumbprintSchema } from './bridge';
+import { B64U_32_PATTERN, B64U_32_RULE, B64U_PATTERN, base64url32Schema } from './base64url';
+import { MAX_DECISION_JWS_LENGTH, companySchema, nonceSchema, thumbprintSchema } from './bridge-messages';
 import { canonicalJson } from './canonical-json';
 import { CountersignError, isCountersignError } from './errors';
 import { idSchema } from './id';
 import { isObject, parseWith } from './issues';
 import { isWellFormedText } from './json';
+import { parsePublicJwk, type PublicJwk } from './jwk';
 import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
+import { DECISION_ALGORITHMS, algForKey, publicJwkThumbprint, type DecisionAlg } from './signing-key';
+import { subtle } from './webcrypto';
+
+export { parsePublicJwk, publicJwkSchema, type PublicJwk } from './jwk';
+export {
+  DECISION_ALGORITHMS,
+  algForKey,
+  generateSigningKeyPair,
+  publicJwkThumbprint,
+  type DecisionAlg,
+  type SigningKeyPair,
+} from './signing-key';
 
 /**
  * Signed decisions (docs/bridge-protocol.md, "The signed decision").
@@ -49,10 +63,6 @@ export const DECISION_TYP = 'countersign-decision+jwt';
 /** Version of the claims format; a verifier rejects any other value. */
 export const DECISION_VERSION = 1;
 
-/** The signature algorithms of the extension's key: Ed25519, or P-256 where the engine lacks it. */
-export const DECISION_ALGORITHMS = ['EdDSA', 'ES256'] as const;
-export type DecisionAlg = (typeof DECISION_ALGORITHMS)[number];
-
 /**
  * How far `iat` may lie in the future of the verifier's clock. The extension and the agent run on
  * the same machine, so their clocks agree; this only absorbs rounding and a small drift.
@@ -60,19 +70,19 @@ export type DecisionAlg = (typeof DECISION_ALGORITHMS)[number];
 export const DECISION_IAT_SKEW_SECONDS = 60;
 
 /*
- * Shared with the bridge protocol (bridge.ts), so each rule lives in one place:
+ * Shared with the bridge protocol (bridge-messages.ts, base64url.ts, jwk.ts), so each rule lives
+ * in one place:
  * - MAX_DECISION_JWS_LENGTH (16 KiB): the longest compact JWS we read. A decision is a few KiB at
  *   most; the cap keeps a hostile peer from making us base64-decode and hash megabytes.
- * - B64U_32_PATTERN: canonical unpadded base64url of exactly 32 bytes (43 characters, the last
+ * - base64url32Schema: canonical unpadded base64url of exactly 32 bytes (43 characters, the last
  *   one's 2 unused bits zero), so one digest or thumbprint has one spelling and comparing strings
  *   is comparing values.
  * - nonceSchema: the approval request's nonce, 32 random bytes in that spelling.
  * - thumbprintSchema: an RFC 7638 thumbprint in that spelling (`kid`, `aud`).
  * - companySchema: `{ name, origin }` as the agent resolved the Company (company.ts rules).
+ * - publicJwkSchema: the Ed25519 or P-256 public key a decision is signed and pinned with.
  */
-const B64U_32_RULE = 'the unpadded canonical base64url encoding of 32 bytes (43 characters)';
-
-const sha256Schema = z.string({ error: `expected ${B64U_32_RULE}` }).regex(B64U_32_PATTERN, { error: `expected ${B64U_32_RULE}` });
+const sha256Schema = base64url32Schema;
 
 /**
  * The Company as the agent resolved it (docs/core-assumptions.md): `organization.name` of its
@@ -94,7 +104,7 @@ export const decisionClaimsSchema = z.strictObject({
   company: decisionCompanySchema,
   /** The RFC 7638 thumbprint of the agent's public key: the decision is for that agent only. */
   aud: thumbprintSchema,
-  /** The nonce of the approval request this decision answers (bridge.ts `approval_request.nonce`). */
+  /** The nonce of the approval request this decision answers (bridge-messages.ts `approval_request.nonce`). */
   nonce: nonceSchema,
   /** When the User decided, in whole seconds since the epoch (RFC 7519 NumericDate). */
   iat: z.number({ error: 'expected a number' }).int({ error: 'expected whole seconds' }).min(0, { error: 'expected a time after 1970' }),
@@ -107,106 +117,7 @@ export const decisionClaimsSchema = z.strictObject({
 export type DecisionClaims = z.output<typeof decisionClaimsSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// Public keys
-
-/** Members that make a JWK private or symmetric (RFC 7517/7518 section 6). None may be pinned or sent. */
-const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const;
-const noPrivateMember = z.undefined({ error: 'private key material is never accepted where a public key is expected' }).optional();
-const noPrivateMembers = {
-  d: noPrivateMember,
-  p: noPrivateMember,
-  q: noPrivateMember,
-  dp: noPrivateMember,
-  dq: noPrivateMember,
-  qi: noPrivateMember,
-  oth: noPrivateMember,
-  k: noPrivateMember,
-} satisfies Record<(typeof PRIVATE_JWK_MEMBERS)[number], z.ZodType>;
-
-const coordinate = z.string({ error: `expected ${B64U_32_RULE}` }).regex(B64U_32_PATTERN, { error: `expected ${B64U_32_RULE}` });
-
-/**
- * A public key the extension may sign with: Ed25519 (RFC 8037) or P-256 (RFC 7518 section 6.2).
- * Metadata members (`kid`, `use`, `key_ops`, `ext`) are dropped; an `alg` member must agree with
- * the key type, so a JWK cannot ask for a different algorithm than its key (alg confusion). The
- * JWS algorithm is always derived from the key type (`algForKey`), never from this member.
- * Output: exactly `{ kty, crv, x }` or `{ kty, crv, x, y }`.
- */
-export const publicJwkSchema = z
-  .discriminatedUnion(
-    'kty',
-    [
-      z.object({
-        kty: z.literal('OKP'),
-        crv: z.literal('Ed25519', { error: 'expected "Ed25519"' }),
-        x: coordinate,
-        // WebCrypto's exportKey writes the fully-specified "Ed25519" (RFC 9864); jose writes none.
-        alg: z.enum(['EdDSA', 'Ed25519'], { error: 'expected "EdDSA" or "Ed25519" for an Ed25519 key, or no alg' }).optional(),
-        ...noPrivateMembers,
-      }),
-      z.object({
-        kty: z.literal('EC'),
-        crv: z.literal('P-256', { error: 'expected "P-256"' }),
-        x: coordinate,
-        y: coordinate,
-        alg: z.literal('ES256', { error: 'expected "ES256" for a P-256 key, or no alg' }).optional(),
-        ...noPrivateMembers,
-      }),
-    ],
-    { error: 'expected an Ed25519 ("OKP") or P-256 ("EC") public key' },
-  )
-  .transform((jwk): PublicJwk => (jwk.kty === 'OKP' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }));
-
-export type PublicJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string } | { kty: 'EC'; crv: 'P-256'; x: string; y: string };
-
-/** Parse a public JWK, or throw ERR_KEY_INVALID naming the member. */
-export function parsePublicJwk(value: unknown, root = 'key'): PublicJwk {
-  return parseWith(publicJwkSchema, value, 'ERR_KEY_INVALID', root);
-}
-
-/** The one JWS algorithm a pinned key is used with. */
-export function algForKey(jwk: PublicJwk): DecisionAlg {
-  return jwk.kty === 'OKP' ? 'EdDSA' : 'ES256';
-}
-
-const B64U = /^[A-Za-z0-9_-]+$/;
-
-/**
- * The RFC 7638 JWK thumbprint (SHA-256, base64url) of a public key: the `kid` of the extension's
- * decisions and the `aud` that names an agent. Ed25519 and P-256 keys are checked with
- * `publicJwkSchema`; an RSA public key (`n`, `e`) is accepted too, since RFC 7638's own example is
- * one. A JWK with private members is refused, so a private key never becomes an identifier by
- * mistake.
- */
-export async function publicJwkThumbprint(jwk: unknown): Promise<string> {
-  let members: { kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string };
-  if (isObject(jwk) && jwk['kty'] === 'RSA') {
-    for (const member of PRIVATE_JWK_MEMBERS) {
-      if (member in jwk) throw new CountersignError('ERR_KEY_INVALID', `key.${member}: private key material is never accepted where a public key is expected`);
-    }
-    const n = jwk['n'];
-    const e = jwk['e'];
-    if (typeof n !== 'string' || !B64U.test(n)) throw new CountersignError('ERR_KEY_INVALID', 'key.n: expected a base64url string');
-    if (typeof e !== 'string' || !B64U.test(e)) throw new CountersignError('ERR_KEY_INVALID', 'key.e: expected a base64url string');
-    members = { kty: 'RSA', n, e };
-  } else {
-    members = parsePublicJwk(jwk);
-  }
-  try {
-    return await calculateJwkThumbprint(members, 'sha256');
-  } catch (cause) {
-    throw new CountersignError('ERR_KEY_INVALID', 'key: could not compute its RFC 7638 thumbprint', { cause });
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Digests
-
-function subtle(): SubtleCrypto {
-  const s = globalThis.crypto?.subtle;
-  if (s === undefined) throw new CountersignError('ERR_KEY_INVALID', 'WebCrypto (crypto.subtle) is not available in this context');
-  return s;
-}
 
 async function sha256Base64url(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return base64url.encode(new Uint8Array(await subtle().digest('SHA-256', bytes)));
@@ -265,7 +176,7 @@ function invalid(message: string, cause?: unknown): CountersignError {
  * several ways (a mutated last character of the signature would still verify).
  */
 function decodeSegment(segment: string, name: string): Uint8Array {
-  if (segment.length > 0 && !B64U.test(segment)) throw invalid(`decision ${name}: expected unpadded base64url`);
+  if (segment.length > 0 && !B64U_PATTERN.test(segment)) throw invalid(`decision ${name}: expected unpadded base64url`);
   let bytes: Uint8Array;
   try {
     bytes = base64url.decode(segment);
@@ -374,23 +285,24 @@ export async function verifyCompactJws(jws: string, pinnedKey: unknown): Promise
 // ---------------------------------------------------------------------------------------------
 // Decisions
 
+/**
+ * The payload's member order: the order of `decisionClaimsSchema` (and of `decisionCompanySchema`
+ * inside `company`), which is the order docs/bridge-protocol.md "The signed decision" documents.
+ */
+const CLAIM_ORDER = Object.keys(decisionClaimsSchema.shape) as Array<keyof DecisionClaims>;
+const COMPANY_ORDER = Object.keys(decisionCompanySchema.shape) as Array<keyof DecisionClaims['company']>;
+
+function inOrder<T extends object>(value: T, order: ReadonlyArray<keyof T>): Partial<T> {
+  const out: Partial<T> = {};
+  // An absent optional member (`jti`) is left out, not written as null.
+  for (const name of order) if (value[name] !== undefined) out[name] = value[name];
+  return out;
+}
+
 /** The payload bytes, members in the documented order whatever order the caller built them in. */
 function encodeClaims(c: DecisionClaims): Uint8Array {
-  const ordered = {
-    v: c.v,
-    status: c.status,
-    operation_id: c.operation_id,
-    revision: c.revision,
-    summary_sha256: c.summary_sha256,
-    terms_sha256: c.terms_sha256,
-    company: { name: c.company.name, origin: c.company.origin },
-    aud: c.aud,
-    nonce: c.nonce,
-    iat: c.iat,
-    expires_at: c.expires_at,
-    ...(c.jti === undefined ? {} : { jti: c.jti }),
-  };
-  return new TextEncoder().encode(JSON.stringify(ordered));
+  const company = inOrder(c.company, COMPANY_ORDER);
+  return new TextEncoder().encode(JSON.stringify(inOrder({ ...c, company }, CLAIM_ORDER)));
 }
 
 function expiresAtMs(expiresAt: string): number {
@@ -425,6 +337,33 @@ export interface ExpectedOperation {
   summary: string;
   terms?: Record<string, unknown> | undefined;
   expires_at: string;
+}
+
+/** What a decision is about: the extension's approval record has these members (extension/store.ts). */
+export interface DecisionSubject {
+  operation: ExpectedOperation;
+  company: { name: string; origin: string };
+  /** The RFC 7638 thumbprint of the agent that asked: the decision's `aud`. */
+  agent: string;
+  /** The approval request's nonce. */
+  nonce: string;
+}
+
+/** The claims of a decision: exactly what the window showed, for exactly the agent that asked. */
+export async function decisionClaims(subject: DecisionSubject, status: 'approved' | 'declined', now = Date.now()): Promise<DecisionClaims> {
+  return {
+    v: DECISION_VERSION,
+    status,
+    operation_id: subject.operation.operation_id,
+    revision: subject.operation.revision,
+    summary_sha256: await digestSummary(subject.operation.summary),
+    terms_sha256: await digestTerms(subject.operation.terms),
+    company: { name: subject.company.name, origin: subject.company.origin },
+    aud: subject.agent,
+    nonce: subject.nonce,
+    iat: Math.floor(now / 1000),
+    expires_at: subject.operation.expires_at,
+  };
 }
 
 export interface VerifyDecisionOptions {
@@ -519,54 +458,3 @@ async function verifyDecisionUnguarded(jws: string, options: VerifyDecisionOptio
   }
   return claims;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Key generation
-
-export interface SigningKeyPair {
-  alg: DecisionAlg;
-  privateKey: CryptoKey;
-  publicKey: CryptoKey;
-  publicJwk: PublicJwk;
-  /** RFC 7638 thumbprint of `publicJwk`: the `kid` to sign with. */
-  thumbprint: string;
-}
-
-const PROBE = new TextEncoder().encode('countersign key probe');
-
-async function tryEd25519(s: SubtleCrypto, extractable: boolean): Promise<CryptoKeyPair | undefined> {
-  try {
-    const pair = (await s.generateKey({ name: 'Ed25519' }, extractable, ['sign', 'verify'])) as CryptoKeyPair;
-    // Some engines shipped Ed25519 key generation before signing worked; prove a round trip.
-    const signature = await s.sign({ name: 'Ed25519' }, pair.privateKey, PROBE);
-    if (!(await s.verify({ name: 'Ed25519' }, pair.publicKey, signature, PROBE))) return undefined;
-    return pair;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Generate a signing key pair with WebCrypto: Ed25519, with ES256 (P-256) only as a fallback; the
- * extension's key is non-extractable, the agent's is not (src/agent/keys.ts). Ed25519 is
- * feature-detected by generating and using a key; an engine without it gets ECDSA P-256.
- * `extractable` applies to the private key (the public key of a WebCrypto pair is always
- * extractable). `subtle` is injectable for tests only.
- */
-export async function generateSigningKeyPair(options: { extractable: boolean; subtle?: SubtleCrypto }): Promise<SigningKeyPair> {
-  const s = options.subtle ?? subtle();
-  let alg: DecisionAlg = 'EdDSA';
-  let pair = await tryEd25519(s, options.extractable);
-  try {
-    if (pair === undefined) {
-      alg = 'ES256';
-      pair = (await s.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, options.extractable, ['sign', 'verify'])) as CryptoKeyPair;
-    }
-    const publicJwk = parsePublicJwk(await s.exportKey('jwk', pair.publicKey), 'publicKey');
-    return { alg, privateKey: pair.privateKey, publicKey: pair.publicKey, publicJwk, thumbprint: await publicJwkThumbprint(publicJwk) };
-  } catch (cause) {
-    if (isCountersignError(cause)) throw cause;
-    throw new CountersignError('ERR_KEY_INVALID', 'could not generate an Ed25519 or ECDSA P-256 signing key', { cause });
-  }
-}
-

@@ -15,11 +15,14 @@ export interface JsonObject {
 }
 
 /** Why a value is not JSON data, and where. Internal: public entries turn it into a CountersignError. */
-export class JsonProblem {
+export class JsonProblem extends Error {
   constructor(
     readonly path: (string | number)[],
     readonly reason: string,
-  ) {}
+  ) {
+    super(reason);
+    this.name = 'JsonProblem';
+  }
 }
 
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -16,7 +16,7 @@ import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
 
 /**
  * Marks the summary's length issue, so a message refused for it gets ERR_SUMMARY_TOO_LONG
- * (bridge.ts) rather than the general code: a caller can act on "too long to show", and the
+ * (bridge-messages.ts) rather than the general code: a caller can act on "too long to show", and the
  * extension tells the person about it, which it does for no other malformed operation.
  */
 const SUMMARY_TOO_LONG = 'summary-too-long';

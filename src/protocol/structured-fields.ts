@@ -41,6 +41,8 @@ function fail(options: FieldOptions | undefined, what: string, cause?: unknown):
 }
 
 /** Only ASCII: RFC 9651 section 4.2 step 1 ("convert input_bytes into an ASCII string; if conversion fails, fail parsing"). */
+// The whole ASCII range, NUL included, is what this pattern excludes.
+// eslint-disable-next-line no-control-regex
 const NOT_ASCII = /[^\x00-\x7F]/;
 
 function checkInput(value: unknown, kind: string, options: FieldOptions | undefined): string {

@@ -194,6 +194,7 @@ export function keyFacts(terms: Record<string, unknown> | undefined, options: Ke
 
 /** One line of the facts: "Price difference $70.00 · Order ID ord_7Hk2 · Item ID itm_4Qa". */
 export function youApproveLine(facts: readonly KeyFact[]): string {
-  if (!Array.isArray(facts)) throw new CountersignError('ERR_INPUT_INVALID', 'youApproveLine needs the list keyFacts returns.');
+  const given: unknown = facts;
+  if (!Array.isArray(given)) throw new CountersignError('ERR_INPUT_INVALID', 'youApproveLine needs the list keyFacts returns.');
   return facts.map((f) => `${f.label} ${f.value}`).join(' \u00B7 ');
 }

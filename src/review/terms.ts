@@ -115,7 +115,8 @@ function sameExtras(a: Record<string, unknown>, b: Record<string, unknown>): boo
 }
 
 const MISSING: unique symbol = Symbol('missing');
-type RequestValue = unknown | typeof MISSING;
+/** A request's value, or MISSING where the request has none (`unknown` already includes MISSING). */
+type RequestValue = unknown;
 
 function childOf(request: RequestValue, key: PathSegment): RequestValue {
   if (typeof key === 'number') return Array.isArray(request) && key < request.length ? request[key] : MISSING;

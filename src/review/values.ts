@@ -37,8 +37,10 @@ export function quote(value: unknown): string {
   else if (value === undefined) text = 'nothing';
   else {
     try {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only what JSON cannot write (a function, a symbol) gets here, and String() names those
       text = revealHidden(JSON.stringify(value) ?? String(value), { singleLine: true });
     } catch {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- last resort for values JSON throws on (BigInt, cycles): some text beats none
       text = String(value);
     }
   }

@@ -59,17 +59,29 @@ type HtmlExtension = NonNullable<Options['htmlExtensions']>[number];
 
 const syntax: Extension = { disable: { null: [...DISABLED_CONSTRUCTS] } };
 
-const html: HtmlExtension = {
+/**
+ * Every piece of text the Company wrote passes here: hidden characters become visible tokens
+ * (`⟨U+202E⟩`) after Markdown has been parsed, so the tokens cannot change the parse (CommonMark
+ * treats e.g. NBSP as white space when it decides what is emphasis).
+ */
+const revealData: NonNullable<NonNullable<HtmlExtension['exit']>['data']> = function (token) {
+  this.raw(this.encode(revealHidden(this.sliceSerialize(token))));
+};
+
+/**
+ * The compile side of the first wall. Raw HTML is switched off above, so its text arrives as
+ * `data`; should `htmlFlow` or `htmlText` ever be switched on, micromark writes the text of a
+ * comment or tag as `htmlFlowData` / `htmlTextData` (HTML-encoded, since `allowDangerousHtml`
+ * is never set), and those show hidden characters as tokens too, not as the characters.
+ */
+export const revealHiddenHtml: HtmlExtension = {
   exit: {
     // Two trailing spaces: no `<br />` (see above). The line ending that follows is compiled
     // by micromark as usual, so the break becomes a newline in the text.
     hardBreakTrailing() {},
-    // Every piece of text the Company wrote passes here: hidden characters become visible
-    // tokens (`⟨U+202E⟩`) after Markdown has been parsed, so the tokens cannot change the
-    // parse (CommonMark treats e.g. NBSP as white space when it decides what is emphasis).
-    data(token) {
-      this.raw(this.encode(revealHidden(this.sliceSerialize(token))));
-    },
+    data: revealData,
+    htmlFlowData: revealData,
+    htmlTextData: revealData,
   },
 };
 
@@ -199,7 +211,7 @@ export function limitStructure(markdown: string): { markdown: string; limited: b
  */
 export function markdownToAllowListedHtml(markdown: string): { html: string; limited: boolean } {
   const bounded = limitStructure(normalizeLineEndings(markdown));
-  return { html: micromark(bounded.markdown, { extensions: [syntax], htmlExtensions: [html] }), limited: bounded.limited };
+  return { html: micromark(bounded.markdown, { extensions: [syntax], htmlExtensions: [revealHiddenHtml] }), limited: bounded.limited };
 }
 
 /** micromark encodes exactly these four; the tags it writes have no other `>` or `<`. */

@@ -254,8 +254,8 @@ function checkMax(max: number): number {
   throw new CountersignError('ERR_INPUT_INVALID', 'maxSubdomainLength must be an integer of at least 2.');
 }
 
-export function displayOrigin(url: string, options: DisplayOriginOptions = {}): DisplayOrigin {
-  const max = checkMax(options.maxSubdomainLength ?? DEFAULT_MAX_SUBDOMAIN);
+/** The origin as a URL, or ERR_INPUT_INVALID when it is not an http or https URL. */
+function parseOrigin(url: string): URL {
   if (typeof url !== 'string') throw new CountersignError('ERR_INPUT_INVALID', 'An origin must be a string.');
   let parsed: URL;
   try {
@@ -266,6 +266,12 @@ export function displayOrigin(url: string, options: DisplayOriginOptions = {}): 
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
     throw new CountersignError('ERR_INPUT_INVALID', `The Company origin must be http or https, not ${parsed.protocol}`);
   }
+  return parsed;
+}
+
+export function displayOrigin(url: string, options: DisplayOriginOptions = {}): DisplayOrigin {
+  const max = checkMax(options.maxSubdomainLength ?? DEFAULT_MAX_SUBDOMAIN);
+  const parsed = parseOrigin(url);
   const scheme = parsed.protocol === 'https:' ? 'https' : 'http';
   const warnings: OriginWarning[] = [];
   if (scheme === 'http') warnings.push(warning('insecure-scheme'));

@@ -29,7 +29,7 @@ async function decided(summary: string) {
     nonce: NONCE,
     iat: Math.floor(Date.now() / 1000),
     expires_at: operation.expires_at,
-  } as DecisionClaims;
+  };
   const jws = await signDecision(claims, pair.privateKey, pair.alg, pair.thumbprint);
   const verify = (shown: string) =>
     verifyDecision(jws, { pinnedKey: pair.publicJwk, expected: { operation: { ...operation, summary: shown }, company: COMPANY, audience: AUD, nonce: NONCE } });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +54,7 @@ function codeOf(error: unknown): string | undefined {
   return isCountersignError(error) ? error.code : undefined;
 }
 
-describe('agent SDK against the real bridge and the real extension services (issue 4)', () => {
+describe('agent SDK against the real bridge and the real extension services (docs/agent-sdk.md)', () => {
   let ext: FakeExtension;
   const dirs: string[] = [];
   const open: Companion[] = [];
@@ -446,7 +446,7 @@ describe('agent SDK against the real bridge and the real extension services (iss
   });
 });
 
-describe('when the extension side goes away (issue 4: agents are told "companion unavailable")', () => {
+describe('when the extension side goes away (agents are told "companion unavailable", docs/agent-sdk.md)', () => {
   const cleanup: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const f of cleanup.splice(0).reverse()) await f();

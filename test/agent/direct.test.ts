@@ -9,7 +9,7 @@ import { generateSigningKeyPair } from '../../src/protocol/decision';
 import { DirectExtension } from './harness';
 
 /**
- * The SDK's own validation (issue 4: every inbound message is validated with the bridge.ts
+ * The SDK's own validation (every inbound message is validated with the bridge.ts
  * schemas; bad input is a typed error and changes nothing). The real bridge would already drop
  * most of this, so here the extension services sit behind a socket with no bridge checks
  * (harness.ts DirectExtension): whatever the test hands it reaches the SDK as a frame.

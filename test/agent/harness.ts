@@ -22,7 +22,7 @@ import {
 import { FrameDecoder, encodeJsonFrame, nativeEndianness } from '../../src/protocol/bridge-framing';
 
 /**
- * A fake extension for the agent SDK's tests (issue 4: "The extension side is faked in these
+ * A fake extension for the agent SDK's tests ("The extension side is faked in these
  * tests by a process speaking the documented protocol").
  *
  * The bridge is the REAL one: `src/bridge/main.ts` run with tsx as its own process, started the

@@ -8,7 +8,7 @@ import { Person, startAgents, type Agents, type Choice } from '../conformance/su
 import { ALEX, EXCHANGE_M, SIGNED_IN, TOOL_ARGS, approvalRequests, recordingFetch, referenceFindOutcome, startCompany } from '../conformance/support/reference';
 
 /**
- * Crash and restart (issue 6: "A durable journal ... keeps all of this true across an agent crash
+ * Crash and restart ("A durable journal ... keeps all of this true across an agent crash
  * and restart"). A real agent process (support/perform-child.ts: the SDK's Companion through the
  * real bridge process, and perform) is killed with SIGKILL at a chosen point; a new agent on the
  * same config folder then calls perform for the same action. It must resume from the journal:

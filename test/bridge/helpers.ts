@@ -252,9 +252,9 @@ export function spawnBridge(bundle: string, env: Record<string, string>): Spawne
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const stderr: string[] = [];
-  child.stderr!.on('data', (d: Buffer) => stderr.push(d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => stderr.push(d.toString('utf8')));
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, extension: new FakeExtension(child.stdin!, child.stdout!), stderr, exit };
+  return { child, extension: new FakeExtension(child.stdin, child.stdout), stderr, exit };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -316,8 +316,8 @@ describe('BridgeHost hygiene', () => {
     await closed(refused.socket);
     await sleep(50);
     expect(bridge.extension.frames.received.filter((m) => m['type'] === 'agent_connected')).toHaveLength(3);
-    bridge.extension.relay(String(admitted[0]!.first['conn']), welcome(true));
-    await admitted[0]!.frames.nextOfType('welcome');
+    bridge.extension.relay(String(admitted[0].first['conn']), welcome(true));
+    await admitted[0].frames.nextOfType('welcome');
     expect((await connect()).first['type']).toBe('bridge_info');
     expect(bridge.host.snapshot().conns).toHaveLength(4);
   });

@@ -6,7 +6,8 @@ import { FakeRegistry, MemoryFs } from './memory-fs';
 
 // The installer and doctor on simulated machines: a Linux with system folders (/usr/bin, /snap,
 // /var/lib/flatpak, /proc, the runtime folder), a Mac, and a Windows with a fake reg.exe. Each
-// doctor finding of issue 7 is produced here from the machine state that causes it.
+// case README "Troubleshooting" lists for doctor is produced here from the machine state that
+// causes it.
 
 const ID = 'mlfaahkflpghlfdpkpmonibnlhieinil';
 const FIREFOX_ID = 'countersign@countersign.dev';

@@ -26,7 +26,8 @@ import {
 import { isCountersignError } from '../../src/protocol/errors';
 import { NONCE, THUMBPRINT, approvalRequest, newAgentKey, signAuth } from './helpers';
 
-// RFC 8037 Appendix A (IETF Trust; code components Revised BSD), copied from ../shared/corpora/jose.
+// RFC 8037 Appendix A (IETF Trust; code components Revised BSD): the fields of
+// test/fixtures/jose/rfc8037-ed25519.json this file needs (provenance: test/fixtures/jose/README.md).
 const rfc8037 = JSON.parse(readFileSync(new URL('./fixtures/rfc8037-ed25519.json', import.meta.url), 'utf8')) as {
   private_jwk: { kty: string; crv: string; d: string; x: string };
   public_jwk: { kty: 'OKP'; crv: 'Ed25519'; x: string };

@@ -62,13 +62,13 @@ describe('relay', () => {
   it('routes three agents at once by connection id, byte for byte', async () => {
     bridge = await startInProcessBridge();
     const [a, b, c] = await Promise.all([agent(), agent(), agent()]);
-    const conns = [a!.conn, b!.conn, c!.conn];
+    const conns = [a.conn, b.conn, c.conn];
     expect(new Set(conns).size).toBe(3);
     for (const conn of conns) {
       expect(await bridge.extension.frames.next((m) => m['type'] === 'agent_connected' && m['conn'] === conn)).toMatchObject({ v: 2 });
     }
     // Each agent asks; an unknown member travels on untouched (forward compatibility).
-    const all = [a!, b!, c!];
+    const all = [a, b, c];
     all.forEach((x, i) => x.send({ ...approvalRequest(`req_${i}`), x_future: { keep: true } }));
     for (const [i, x] of all.entries()) {
       const relay = await bridge.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === x.conn);

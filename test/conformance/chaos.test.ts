@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RUNS, DEFAULT_SEED, type ChaosReport, type RunRecord } from './support/chaos-runner';
 
 /**
- * Chaos (issue 6): 1,000 randomised runs with dropped requests, dropped responses, timeouts and
+ * Chaos: 1,000 randomised runs with dropped requests, dropped responses, timeouts and
  * 503s between the agent and the Company, and the Company's own faults (support/chaos-runner.ts
  * says what one run is). Two worker processes run half each, so both cores work; this test
  * checks what every run saw:

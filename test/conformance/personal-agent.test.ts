@@ -540,7 +540,7 @@ describe('section 7: retries and at most once (Personal Agent)', () => {
         // What a Company that forgot the operation answers: a new revision.
         const performed = (await response.json()) as { exchange?: unknown };
         expect(performed.exchange).toBeDefined();
-        const [operation_id, revision] = /operation_id="([^"]+)", revision="([^"]+)"/.exec(s.headers['poppy-approval'] as string)!.slice(1);
+        const [operation_id, revision] = /operation_id="([^"]+)", revision="([^"]+)"/.exec(s.headers['poppy-approval'])!.slice(1);
         return new Response(JSON.stringify({ error: 'approval_required', operation: { ...(await record(operation_id!, revision!))!.operation, revision: 'rev-after-forgetting' } }), { status: 403, headers: { 'Content-Type': 'application/json' } });
       },
     });

@@ -7,7 +7,7 @@ import { titlesOf } from './support/test-titles';
 
 /**
  * docs/spec-map.md lists every MUST, MUST NOT and SHOULD sentence of the operations extension v2
- * with the module and the tests that carry it (issue 6). This test fails when a sentence of the
+ * with the module and the tests that carry it. This test fails when a sentence of the
  * spec has no row, when a row quotes something the spec doesn't say, when a file named in a row
  * doesn't exist, or when a row names a test title that isn't in its file.
  */

@@ -5,7 +5,7 @@ import { Stack, jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from '
 import type { Companion } from '../../src/agent/index.ts';
 
 /**
- * Issue 5, end to end in Debian Chromium: a real bridge process started by the browser, agents
+ * End to end in Debian Chromium: a real bridge process started by the browser, agents
  * using the SDK over the bridge's socket, real IndexedDB and WebCrypto in the extension, and
  * real clicks in the extension's own approval window.
  */
@@ -160,7 +160,7 @@ test('an agent the person never paired gets a typed error and no window item', a
 test('malformed messages on the socket get typed errors and change nothing', async () => {
   const raw = await rawSocket(await stack.socket());
   const { replies } = raw;
-  const frame = raw.send;
+  const frame = (text: string) => raw.send(text);
   frame('{not json');
   frame(JSON.stringify({ type: 'approval_request', v: 2, id: 'x1', nonce: 'short', company: STORMLINE, operation: { operation_id: 'bad id' } }));
   frame(JSON.stringify({ type: 'approval_request', v: 2, id: 'x2', nonce: 'A'.repeat(43), company: STORMLINE, operation: jacketOperation(), request: EXCHANGE_REQUEST, session: { kind: 'this_session' } }));

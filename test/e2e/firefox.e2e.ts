@@ -7,7 +7,7 @@ import { jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from './suppo
 import type { Companion } from '../../src/agent/index.ts';
 
 /**
- * Issue 7: the Chromium end-to-end flows that Firefox can run, in Debian firefox-esr with the
+ * The Chromium end-to-end flows that Firefox can run, in Debian firefox-esr with the
  * Firefox MV3 build (event page), a real bridge and the SDK.
  */
 test.describe.configure({ mode: 'serial' });

@@ -5,7 +5,7 @@ import { createCompany } from '../../src/company/index';
 import { performApi, performTool, performConversation, type Companion, type FindOutcome } from '../../src/agent/index';
 
 /**
- * Issue 6, end to end in Chromium: the reference Company over real HTTP and MCP, the SDK's
+ * End to end in Chromium: the reference Company over real HTTP and MCP, the SDK's
  * performWithApproval for each interface, and a real click in the approval window. The Company
  * counts how often it performed each operation: exactly once each.
  */

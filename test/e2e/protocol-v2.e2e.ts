@@ -156,7 +156,7 @@ test('after a browser restart every stored prompt shows its agent disconnected u
 
 test('while an approval waits, a repaired bridge is reached within seconds, not after a 30 s backoff', async () => {
   const { rename } = await import('node:fs/promises');
-  const { join } = await import('node:path');
+  const { join } = await import('node:path'); // eslint-disable-line @typescript-eslint/unbound-method -- node:path's join uses no `this` (its types declare it as a method)
   const id = `exc_v2_${++counter}`;
   const op = jacketOperation('rev1', 10 * 60_000, { operation_id: id });
   const pending = ask(agent, op);

@@ -5,7 +5,7 @@ import { MAX_PENDING_PER_AGENT } from '../../src/extension/approval-queue';
 import type { Companion } from '../../src/agent/index.ts';
 
 /**
- * Issue 3, in a real extension page: every XSS corpus input whose payload mentions `alert`
+ * In a real extension page: every XSS corpus input whose payload mentions `alert`
  * (DOMPurify's own "xss subset") is shown as a summary in the approval window, with alert,
  * confirm, prompt and print stubbed and securitypolicyviolation listened for. Nothing may fire,
  * and the summary DOM holds only the allow-list.
@@ -31,7 +31,7 @@ async function arm(page: Page): Promise<void> {
     if (w.__fired) return;
     w.__fired = [];
     for (const name of ['alert', 'confirm', 'prompt', 'print']) w[name] = () => w.__fired.push(name);
-    document.addEventListener('securitypolicyviolation', (e) => w.__fired.push(`csp:${(e as SecurityPolicyViolationEvent).violatedDirective}`));
+    document.addEventListener('securitypolicyviolation', (e) => w.__fired.push(`csp:${(e).violatedDirective}`));
   });
 }
 

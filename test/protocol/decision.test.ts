@@ -25,7 +25,7 @@ import {
 import { CountersignError, isCountersignError, type ErrorCode } from '../../src/protocol/errors';
 
 // ------------------------------------------------------------------------------------------------
-// Fixtures: JOSE vectors copied from ../shared/corpora/jose (test/fixtures/jose/README.md).
+// Fixtures: JOSE known-answer vectors from RFC 7515, 8037 and 7638 (sources: test/fixtures/jose/README.md).
 
 function fixture<T>(name: string): T {
   return JSON.parse(readFileSync(new URL(`../fixtures/jose/${name}`, import.meta.url), 'utf8')) as T;
@@ -111,7 +111,7 @@ let agent: SigningKeyPair;
 let attacker: SigningKeyPair;
 
 beforeAll(async () => {
-  // The extension's key is non-extractable (issue 4: "generated with WebCrypto as non-extractable").
+  // The extension's key is non-extractable (docs/bridge-protocol.md, section 10 "The signed decision"): only it can sign.
   extension = await generateSigningKeyPair({ extractable: false });
   extensionEs256 = await generateSigningKeyPair({ extractable: false, subtle: withoutEd25519(crypto.subtle) });
   agent = await generateSigningKeyPair({ extractable: false });

@@ -23,7 +23,7 @@ import {
 /**
  * RFC 9651 (section 6's Poppy-Approval and section 2's Poppy-Extensions rest on it): the HTTP WG
  * structured-field tests, run against src/protocol/structured-fields.ts. Format per the upstream
- * README (test/fixtures/structured-field-tests/README.md, ../shared/corpora/README.md).
+ * README (test/fixtures/structured-field-tests/README.md).
  */
 
 const FILES = ['dictionary.json', 'param-dict.json', 'key-generated.json', 'string.json', 'string-generated.json', 'examples.json'] as const;
@@ -46,7 +46,7 @@ function load(file: string): SfRecord[] {
 
 /**
  * Records whose `expected` value `structured-headers` cannot serialise to the canonical text, for
- * the two reasons its README documents (and ../shared/corpora/README.md repeats):
+ * the two reasons its README documents:
  * - a Decimal with a zero fraction (`1.0`): JavaScript has one number type, so 1.0 is written `1`;
  * - rounding a Decimal to three places is not round-half-to-even.
  * Only the serialisation half of these records is skipped; parsing is still checked. The list is

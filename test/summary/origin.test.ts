@@ -1,5 +1,5 @@
 /**
- * displayOrigin: what the window shows as the Company's origin (spec section 5, DESIGN.md).
+ * displayOrigin: what the window shows as the Company's origin (spec section 5; docs/ui.md).
  * IDN display after Chromium's policy; registrable domain from the Public Suffix List.
  */
 import { describe, expect, it } from 'vitest';

@@ -84,28 +84,29 @@ function lastOperation(replies: ConversationEvent[], operationId?: string): Oper
   return found;
 }
 
+type Posted = { ok: true; status: number; body: unknown; eventId: string | undefined } | { ok: false; detail: string; retryAfterMs?: number | undefined };
+
+/** Posts one message to the conversation; a network failure or a retryable status is `ok: false`. */
+async function postMessage(base: string, live: Live, message: unknown): Promise<Posted> {
+  try {
+    const response = await live.fetch(`${base}/messages`, {
+      method: 'POST',
+      headers: requestHeaders(live, { 'Content-Type': 'application/json' }),
+      body: JSON.stringify(message),
+      signal: attemptSignal(live),
+    });
+    const { body } = await readResponse(response);
+    if (isRetryableStatus(response.status)) return { ok: false, detail: `HTTP ${response.status}`, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
+    const event = isPlainObject(body) && isPlainObject(body.event) && typeof body.event.id === 'string' ? body.event.id : undefined;
+    return { ok: true, status: response.status, body, eventId: event };
+  } catch (error) {
+    throwIfCallerAborted(live);
+    return { ok: false, detail: describeError(error) };
+  }
+}
+
 export function conversationAdapter(stored: StoredConversationRequest, live: Live, options: ConversationOptions = {}): Adapter<ConversationResponse> {
   const base = `${stored.endpoint.replace(/\/+$/, '')}/${encodeURIComponent(stored.conversation_id)}`;
-
-  type Posted = { ok: true; status: number; body: unknown; eventId: string | undefined } | { ok: false; detail: string; retryAfterMs?: number | undefined };
-
-  async function post(message: unknown): Promise<Posted> {
-    try {
-      const response = await live.fetch(`${base}/messages`, {
-        method: 'POST',
-        headers: requestHeaders(live, { 'Content-Type': 'application/json' }),
-        body: JSON.stringify(message),
-        signal: attemptSignal(live),
-      });
-      const { body } = await readResponse(response);
-      if (isRetryableStatus(response.status)) return { ok: false, detail: `HTTP ${response.status}`, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) };
-      const event = isPlainObject(body) && isPlainObject(body.event) && typeof body.event.id === 'string' ? body.event.id : undefined;
-      return { ok: true, status: response.status, body, eventId: event };
-    } catch (error) {
-      throwIfCallerAborted(live);
-      return { ok: false, detail: describeError(error) };
-    }
-  }
 
   /** The Company's messages after `after`, waiting up to replyTimeoutMs for the first one. Undefined when the events could not be read. */
   async function replies(after: string): Promise<ConversationEvent[] | undefined> {
@@ -129,7 +130,7 @@ export function conversationAdapter(stored: StoredConversationRequest, live: Liv
         return undefined;
       }
       if (Array.isArray(events) && events.length > 0) {
-        const last = events[events.length - 1];
+        const last: unknown = events[events.length - 1];
         if (isPlainObject(last) && typeof last.id === 'string') cursor = last.id;
         found.push(...companyReplies(events));
       }
@@ -147,7 +148,7 @@ export function conversationAdapter(stored: StoredConversationRequest, live: Liv
     },
 
     async first(): Promise<FirstAnswer<ConversationResponse>> {
-      const posted = await post({ id: stored.message_id, author: { type: 'agent' }, text: options.text ?? '' });
+      const posted = await postMessage(base, live, { id: stored.message_id, author: { type: 'agent' }, text: options.text ?? '' });
       if (!posted.ok) return { kind: 'retry', detail: posted.detail, retryAfterMs: posted.retryAfterMs };
       if (posted.status < 200 || posted.status >= 300 || posted.eventId === undefined) {
         return { kind: 'answer', response: { status: posted.status, body: posted.body, replies: [] } };
@@ -164,7 +165,7 @@ export function conversationAdapter(stored: StoredConversationRequest, live: Liv
       // Section 6, "Conversations": the approval in extensions.operations.approval of a message
       // whose ID is the same on every retry.
       const message = approvalMessage({ id: entry.message_id as string, text: options.approvalText ?? APPROVAL_MESSAGE_TEXT, approval });
-      const posted = await post(message);
+      const posted = await postMessage(base, live, message);
       if (!posted.ok) return { kind: 'retry', detail: posted.detail, retryAfterMs: posted.retryAfterMs };
       if (posted.status < 200 || posted.status >= 300 || posted.eventId === undefined) {
         return { kind: 'refused', response: { status: posted.status, body: posted.body, replies: [] }, detail: `HTTP ${posted.status}` };

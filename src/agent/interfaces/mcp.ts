@@ -53,11 +53,24 @@ function toolCallError(error: unknown, lastStatus: { status?: number; retryAfter
   }
   if (error instanceof McpError) {
     // The SDK's own: no answer in time, or the connection closed. Anything else is the server's JSON-RPC error: an answer.
-    if (error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed) return { kind: 'retry', detail: describeError(error) };
+    if (SDK_NO_ANSWER.includes(error.code)) return { kind: 'retry', detail: describeError(error) };
     return { kind: 'refused', detail: describeError(error) };
   }
   // fetch failed, the attempt timed out, a socket closed mid-answer.
   return { kind: 'retry', detail: describeError(error) };
+}
+
+/** The SDK's error codes for "no answer": the request timed out, or the connection closed. */
+const SDK_NO_ANSWER: readonly number[] = [ErrorCode.RequestTimeout, ErrorCode.ConnectionClosed];
+
+/** A promise that rejects with the signal's reason when it aborts (already handled, so never unhandled). */
+function rejectedOnAbort(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  return aborted;
 }
 
 export function mcpAdapter(stored: StoredMcpRequest, live: Live, options: McpOptions = {}): Adapter<CallToolResult> {
@@ -82,11 +95,7 @@ export function mcpAdapter(stored: StoredMcpRequest, live: Live, options: McpOpt
     });
     const client = new Client(clientInfo);
     // Whatever the SDK awaits internally, the attempt is over at the deadline.
-    const deadline = new Promise<never>((_, reject) => {
-      if (signal.aborted) return reject(signal.reason);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    deadline.catch(() => undefined);
+    const deadline = rejectedOnAbort(signal);
     try {
       const result = await Promise.race([
         (async () => {

@@ -1,6 +1,6 @@
 import type { browser as browserApi } from 'wxt/browser';
 import { renderApprovalCard, type RenderedCard } from './approval-card';
-import { ApproveGate } from './approve-gate';
+import { ArmDelay } from './arm-delay';
 import { pageTranslator, type Translate } from './i18n';
 import { PairingCard, pairedCard } from './pairing-card';
 import { isResult, renderResultCard } from './result-card';
@@ -111,7 +111,7 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
 }
 
 class ApprovalWindow {
-  private readonly gate = new ApproveGate();
+  private readonly gate = new ArmDelay();
   private snapshot: Snapshot | null = null;
   private currentKey: string | null = null;
   private showAll = false;
@@ -151,7 +151,7 @@ class ApprovalWindow {
     this.riskAcknowledged = false;
     this.ui.riskAckBox.checked = false;
     this.confirmingDeclineAll = false;
-    this.gate.reset(Date.now(), this.focused());
+    this.gate.restart(Date.now(), this.focused());
   }
 
   onDisconnect(): void {
@@ -320,7 +320,7 @@ class ApprovalWindow {
     const { ui, t } = this;
     const now = Date.now();
     const bridgeUp = this.snapshot?.bridge === 'up';
-    this.gate.update(this.focused(), now);
+    this.gate.observe(now, this.focused());
     for (const card of this.pairingCards.values()) card.tick(now, bridgeUp);
     this.closeIfIdle(now);
     const view = this.current();
@@ -333,7 +333,7 @@ class ApprovalWindow {
     if (!this.summaryRead && this.summaryEndVisible()) {
       // Reaching the end is the start of a new look: the delay runs from here, not from the scroll.
       this.summaryRead = true;
-      this.gate.reset(now, this.focused());
+      this.gate.restart(now, this.focused());
     }
     const left = deadlineOf(view.operation.expires_at) - now;
     const blocked = left <= 0 || !bridgeUp || view.state !== 'pending';
@@ -387,7 +387,7 @@ class ApprovalWindow {
     ui.riskAckBox.addEventListener('change', () => {
       this.riskAcknowledged = ui.riskAckBox.checked;
       // Ticking the box is not reading the card: the delay starts over from the tick.
-      this.gate.reset(Date.now(), this.focused());
+      this.gate.restart(Date.now(), this.focused());
       this.tick();
     });
     ui.prev.addEventListener('click', () => this.move(-1));
@@ -407,11 +407,11 @@ class ApprovalWindow {
     });
     const gates = () => [this.gate, ...[...this.pairingCards.values()].map((c) => c.gate)];
     const refocus = () => {
-      for (const g of gates()) g.update(this.focused(), Date.now());
+      for (const g of gates()) g.observe(Date.now(), this.focused());
     };
     doc.defaultView?.addEventListener('focus', () => {
       // Focus coming back is a new look: every gate starts its delay again.
-      for (const g of gates()) g.update(false, Date.now());
+      for (const g of gates()) g.observe(Date.now(), false);
       refocus();
     });
     doc.defaultView?.addEventListener('blur', refocus);

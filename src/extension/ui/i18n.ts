@@ -40,7 +40,7 @@ export function translator(getMessage: GetMessage, locale: string): Translate {
 
 /** The page's translator, from the browser's UI language; also sets `<html lang dir>`. */
 export function pageTranslator(browser: Browser, doc?: Document): Translate {
-  const getMessage: GetMessage = (key, subs) => browser.i18n.getMessage(key as never, subs as never);
+  const getMessage: GetMessage = (key, subs) => browser.i18n.getMessage(key as never, subs);
   const locale = getMessage('@@ui_locale').replace(/_/g, '-') || browser.i18n.getUILanguage() || 'en';
   const t = translator(getMessage, safeLocale(locale));
   if (doc) {

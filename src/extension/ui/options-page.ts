@@ -3,7 +3,7 @@ import { elements, oneLine, renderAgents, renderApprovalList, showRecord } from 
 import { confirmAction } from './confirm';
 import { pageTranslator } from './i18n';
 import type { ApprovalView, Snapshot } from '../snapshot';
-import type { Settings } from '../runtime-messages';
+import type { PageMessage, Settings } from '../runtime-messages';
 
 type Browser = typeof browserApi;
 
@@ -45,14 +45,14 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
   }
 
   async function refresh(): Promise<void> {
-    const snapshot = (await browser.runtime.sendMessage({ type: 'countersign/snapshot' })) as Snapshot & { settings: Settings };
+    const snapshot = await browser.runtime.sendMessage<PageMessage, Snapshot & { settings: Settings }>({ type: 'countersign/snapshot' });
     $('key').textContent = snapshot.extensionKeyThumbprint ?? '';
     ($('technical') as HTMLDetailsElement).hidden = !snapshot.extensionKeyThumbprint;
     notifications.checked = snapshot.settings.notifications;
     const pairings = $('pairings');
     pairings.replaceChildren();
     // Pairing is answered only in the approval window, behind its gate; here, only a way there.
-    ($('pairing-section') as HTMLElement).hidden = snapshot.pairings.length === 0;
+    ($('pairing-section')).hidden = snapshot.pairings.length === 0;
     if (snapshot.pairings.length > 0) {
       const box = el('div', undefined, 'pairing');
       const open = el('button', t('pairOpenWindow'), 'primary');
@@ -69,7 +69,7 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
   async function showHistory(): Promise<void> {
     const query = search.value.slice(0, 200);
     const mine = ++asked;
-    const views = (await browser.runtime.sendMessage({ type: 'countersign/history', query, limit: 200 })) as ApprovalView[];
+    const views = await browser.runtime.sendMessage<PageMessage, ApprovalView[]>({ type: 'countersign/history', query, limit: 200 });
     // An older answer arriving after a newer search must not replace it.
     if (mine !== asked) return;
     const history = $('history');
@@ -87,15 +87,16 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(() => void showHistory(), 150);
   });
-  $('export').addEventListener('click', async () => {
-    const data = await browser.runtime.sendMessage({ type: 'countersign/export' });
+  $('export').addEventListener('click', () => void exportHistory());
+  async function exportHistory(): Promise<void> {
+    const data = await browser.runtime.sendMessage<PageMessage, unknown>({ type: 'countersign/export' });
     const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
     const a = doc.createElement('a');
     a.href = url;
     a.download = `countersign-history-${new Date().toISOString().slice(0, 10)}.json`;
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  });
+  }
   notifications.addEventListener('change', () => {
     void browser.runtime.sendMessage({ type: 'countersign/settings-set', settings: { notifications: notifications.checked } });
   });

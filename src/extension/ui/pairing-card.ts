@@ -2,7 +2,7 @@ import { inspectText } from '../../summary/text-inspection.ts';
 import { inspectCompanyName } from '../../summary/company-name.ts';
 import type { PairingView } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
-import { ApproveGate } from './approve-gate';
+import { ArmDelay } from './arm-delay';
 import type { Translate } from './i18n';
 import { textElements } from './text-elements';
 import { say } from './approval-card';
@@ -41,7 +41,7 @@ export interface PairingCardContext {
  */
 export class PairingCard {
   readonly element: HTMLElement;
-  readonly gate = new ApproveGate();
+  readonly gate = new ArmDelay();
   private readonly input: HTMLInputElement;
   private readonly confirm: HTMLButtonElement;
   private readonly note: HTMLElement;
@@ -94,7 +94,7 @@ export class PairingCard {
     this.element.append(heading, who);
     if (warnings.childElementCount > 0) this.element.append(warnings);
     this.element.append(label, this.input, allows, this.note, buttons);
-    this.gate.reset(Date.now(), ctx.focused());
+    this.gate.restart(Date.now(), ctx.focused());
 
     this.input.addEventListener('input', () => {
       const grouped = groupCode(this.input.value);
@@ -126,7 +126,7 @@ export class PairingCard {
       if (answer.status === 'rejected') return;
       // A wrong code (or a refusal): say so, and arm again from now for the next try.
       this.busy = false;
-      this.gate.reset(Date.now(), this.ctx.focused());
+      this.gate.restart(Date.now(), this.ctx.focused());
       this.note.textContent = answer.status === 'code-mismatch' ? this.ctx.t.plural('pairCodeMismatch', answer.attemptsLeft ?? 0) : (answer.error?.message ?? '');
       this.input.select();
       this.ctx.changed();
@@ -136,14 +136,14 @@ export class PairingCard {
   /** The background did not answer (a worker restarting): nothing was decided; the person can try again. */
   private unreachable(): void {
     this.busy = false;
-    this.gate.reset(Date.now(), this.ctx.focused());
+    this.gate.restart(Date.now(), this.ctx.focused());
     this.note.textContent = this.ctx.t('pairNotSent');
     this.ctx.changed();
   }
 
   /** Whether Pair may be clicked now; the button shows the arm delay filling up. */
   tick(now: number, bridgeUp: boolean): void {
-    this.gate.update(this.ctx.focused(), now);
+    this.gate.observe(now, this.ctx.focused());
     const typed = PAIRING_CODE.test(this.input.value.trim());
     this.confirm.disabled = this.busy || !typed || !this.gate.ready(now) || !bridgeUp;
     this.confirm.style.setProperty('--armed', String(this.gate.progress(now)));

@@ -4,6 +4,7 @@ import { elements, oneLine, renderApprovalList, showRecord } from './lists';
 import { pageTranslator, type Translate } from './i18n';
 import { renderChecklist, setupStep } from './setup-checklist';
 import type { ApprovalView, Snapshot } from '../snapshot';
+import type { PageMessage } from '../runtime-messages';
 
 type Browser = typeof browserApi;
 
@@ -31,7 +32,7 @@ export async function mountPopup(doc: Document, browser: Browser, version: strin
   const t = pageTranslator(browser, doc);
   doc.title = t('extName');
   const app = doc.getElementById('app')!;
-  const snapshot = (await browser.runtime.sendMessage({ type: 'countersign/snapshot' })) as Snapshot;
+  const snapshot = await browser.runtime.sendMessage<PageMessage, Snapshot>({ type: 'countersign/snapshot' });
   app.replaceChildren(...renderPopup(doc, browser, snapshot, t, version, options));
 }
 
@@ -140,7 +141,7 @@ function withdrawControl(doc: Document, browser: Browser, view: ApprovalView, t:
   withdraw.addEventListener('click', (event) => {
     if (!event.isTrusted || withdraw.disabled) return;
     withdraw.disabled = true;
-    void (browser.runtime.sendMessage({ type: 'countersign/withdraw', key: view.key, trusted: true }) as Promise<WithdrawAnswer | undefined>).then(
+    void browser.runtime.sendMessage<PageMessage, WithdrawAnswer | undefined>({ type: 'countersign/withdraw', key: view.key, trusted: true }).then(
       (answer) => {
         if (answer?.tooLate) note.textContent = t('withdrawTooLate');
         else if (answer?.ok) note.textContent = t('withdrawDone');

@@ -18,7 +18,7 @@ interface RequestLike {
 }
 
 function asRequest(request: unknown): RequestLike | undefined {
-  return request && typeof request === 'object' ? (request as RequestLike) : undefined;
+  return request && typeof request === 'object' ? (request) : undefined;
 }
 
 /** The JSON object the agent sent (API body or MCP arguments), for the review. */

@@ -3,6 +3,7 @@ import { elements } from './lists';
 import { pageTranslator } from './i18n';
 import { renderChecklist, setupStep } from './setup-checklist';
 import type { Snapshot } from '../snapshot';
+import type { PageMessage } from '../runtime-messages';
 
 type Browser = typeof browserApi;
 
@@ -49,7 +50,7 @@ export function mountWelcome(doc: Document, browser: Browser, options: WelcomeOp
   const stop = () => clearInterval(timer);
 
   async function refresh(): Promise<void> {
-    const snapshot = (await browser.runtime.sendMessage({ type: 'countersign/snapshot' })) as Snapshot;
+    const snapshot = await browser.runtime.sendMessage<PageMessage, Snapshot>({ type: 'countersign/snapshot' });
     const step = setupStep(snapshot);
     const key = `${step}:${snapshot.pairings.length}`;
     // Redrawn only when something changed: a redraw would drop the "Copied" note and the focus.

@@ -4,7 +4,7 @@ import { Person, startAgents, type Choice } from './person';
 import { ALEX, Clock, EXCHANGE_L, EXCHANGE_M, SIGNED_IN, referenceFindOutcome } from './shop';
 
 /**
- * The chaos runs (issue 6), without a test framework: chaos-worker.ts runs a slice of them in a
+ * The chaos runs, without a test framework: chaos-worker.ts runs a slice of them in a
  * process of its own, and chaos.test.ts checks what every run saw. Two workers, two halves: the
  * agent, the extension services and the Company are all CPU work, and a test file gets one core.
  *

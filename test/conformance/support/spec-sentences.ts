@@ -73,7 +73,7 @@ function blocks(markdown: string): Array<{ section: string; text: string }> {
 
 export function sentencesOf(text: string): string[] {
   return text
-    .split(/(?<=[.!?])\s+(?=[A-Z*"`(\[])/)
+    .split(/(?<=[.!?])\s+(?=[A-Z*"`([])/)
     .map(normalize)
     .filter((s) => s !== '');
 }

@@ -2,13 +2,12 @@ import { chromium, type BrowserContext, type Worker } from '@playwright/test';
 import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CHROMIUM_EXTENSION_ID } from '../../../src/extension/manifest-key';
 
 export const CHROMIUM_PATH = process.env.COUNTERSIGN_CHROMIUM ?? '/usr/bin/chromium';
 export const EXTENSION_DIR = resolve('.output/chrome-mv3');
 
 // Flags that keep Debian Chromium quiet and working as root on a closed network
-// (../shared/notes/chromium-recipe.md).
+// (measured with Debian Chromium 156).
 const FLAGS = [
   '--no-sandbox',
   '--disable-gpu',

@@ -13,7 +13,7 @@ export const FIREFOX_UUID = '6f0c1c5e-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
 
 /**
  * The same real stack as stack.ts, in Debian firefox-esr driven by puppeteer-core over WebDriver
- * BiDi (../shared/notes/firefox-recipe.md): a private HOME holds the host manifest the installer
+ * BiDi: a private HOME holds the host manifest the installer
  * writes, the add-on is installed as a temporary add-on, agents use the SDK.
  */
 export class FirefoxStack {
@@ -69,7 +69,7 @@ export class FirefoxStack {
     const page = await this.approvalWindow();
     await page.waitForFunction((f) => document.querySelector('[data-testid="pair-agent"]')?.textContent?.includes(f), {}, fingerprint);
     await page.type('[data-testid="pair-code-input"]', code);
-    await page.waitForFunction(() => !(document.querySelector('#pair-confirm') as HTMLButtonElement | null)?.disabled);
+    await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('#pair-confirm')?.disabled);
     await page.click('#pair-confirm');
     await confirmed;
     return agent;

@@ -58,7 +58,9 @@ try {
 }
 // Stay until the test is done with us (closing stdin), as a lingering process would.
 process.stdin.resume();
-process.stdin.on('end', async () => {
-  for (const a of open) await a.close().catch(() => undefined);
-  process.exit(0);
+process.stdin.on('end', () => {
+  void (async () => {
+    for (const a of open) await a.close().catch(() => undefined);
+    process.exit(0);
+  })();
 });

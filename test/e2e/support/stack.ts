@@ -65,7 +65,7 @@ export class Stack {
 
   /** Kills the bridge process the browser started (SIGKILL: no goodbye to anyone). */
   killBridge(): void {
-    execFileSync('pkill', ['-KILL', '-f', `${this.root}/.*countersign-bridge\.mjs`], { stdio: 'ignore' });
+    execFileSync('pkill', ['-KILL', '-f', `${this.root}/.*countersign-bridge\\.mjs`], { stdio: 'ignore' });
   }
 
   /** An extension page opened in a tab (popup.html, options.html). */

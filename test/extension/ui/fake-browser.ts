@@ -164,7 +164,7 @@ export function trustedClick(target: Element): void {
  */
 export function unlocalisedText(root: ParentNode, shown: Set<string>): string[] {
   const bad: string[] = [];
-  const walker = document.createTreeWalker(root as Node, NodeFilter.SHOW_TEXT);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = node.textContent ?? '';
     if (!text.trim()) continue;

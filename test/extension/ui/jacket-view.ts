@@ -36,7 +36,7 @@ export function jacketOperation(over: Record<string, unknown> = {}): ApprovalVie
     terms: structuredClone(TERMS),
     expires_at: '2026-10-08T19:20:00Z',
     ...over,
-  } as ApprovalView['operation'];
+  };
 }
 
 /**

@@ -62,9 +62,9 @@ describe('history rows you can scan (renderApprovalList)', () => {
     const row = renderApprovalList(document, [view({ operation: { ...view().operation, summary: long } })], t, { now: NOW }).querySelector('li')!;
     const summary = row.querySelector('.summary')!;
     expect(summary.children).toHaveLength(0);
-    expect(summary.textContent!.startsWith('Heading Bold and a link and <img src=x onerror=alert(1)>')).toBe(true);
-    expect(Array.from(summary.textContent!).length).toBeLessThanOrEqual(141);
-    expect(summary.textContent!.endsWith('…')).toBe(true);
+    expect(summary.textContent.startsWith('Heading Bold and a link and <img src=x onerror=alert(1)>')).toBe(true);
+    expect(Array.from(summary.textContent).length).toBeLessThanOrEqual(141);
+    expect(summary.textContent.endsWith('…')).toBe(true);
     expect(row.querySelector('img, a')).toBeNull();
   });
 

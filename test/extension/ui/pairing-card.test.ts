@@ -42,7 +42,7 @@ describe('pairing: PairingCard (Pair is held to Approve\'s rule, and needs the t
   afterEach(() => vi.useRealTimers());
 
   function make() {
-    const c = new PairingCard(pairing, { doc: document, t, send: send as never, focused: () => focused, changed }, 0);
+    const c = new PairingCard(pairing, { doc: document, t, send: send, focused: () => focused, changed }, 0);
     document.body.append(c.element);
     const input = c.element.querySelector<HTMLInputElement>('[data-testid="pair-code-input"]')!;
     const pair = c.element.querySelector<HTMLButtonElement>('#pair-confirm')!;

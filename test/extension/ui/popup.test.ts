@@ -169,7 +169,7 @@ describe('popup: every visible text is a message or marked data', () => {
   for (const [name, snapshot] of states) {
     it(name, async () => {
       const f = await popup(snapshot);
-      expect(document.body.textContent!.trim().length).toBeGreaterThan(0);
+      expect(document.body.textContent.trim().length).toBeGreaterThan(0);
       // A copy note and a withdraw note, and an open record, are on the page too.
       $<HTMLButtonElement>('[data-testid="copy-command"]')?.click();
       const withdraw = $('[data-testid="withdraw"]');

@@ -1,24 +1,25 @@
 import { APPROVE_DELAY_MS } from '../constants';
 
 /**
- * Approve counts only after the window has been visible and focused for a moment, and the
- * moment starts over on every refocus: a click meant for another window, or a
- * window that pops up under the pointer, must not approve anything.
+ * The arm delay of a click that grants something (Approve, Pair): the click counts only after the
+ * window has been visible and focused for `APPROVE_DELAY_MS` (src/extension/constants.ts, the one
+ * place to change it), and the delay starts over on every refocus: a click meant for another
+ * window, or a window that pops up under the pointer, must not approve anything.
  */
-export class ApproveGate {
+export class ArmDelay {
   private since: number | null = null;
   private fired = false;
 
   constructor(private readonly delayMs = APPROVE_DELAY_MS) {}
 
   /** Report the window's state; any loss of visibility or focus restarts the delay. */
-  update(visibleAndFocused: boolean, now: number): void {
+  observe(now: number, visibleAndFocused: boolean): void {
     if (!visibleAndFocused) this.since = null;
     else if (this.since === null) this.since = now;
   }
 
   /** The item shown changed: the person has to read the new one. */
-  reset(now: number, visibleAndFocused: boolean): void {
+  restart(now: number, visibleAndFocused: boolean): void {
     this.since = visibleAndFocused ? now : null;
     this.fired = false;
   }
