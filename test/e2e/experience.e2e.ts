@@ -44,6 +44,8 @@ async function windowFor(operationId: string | null, scheme: 'light' | 'dark' = 
   // In front, as a person looking at it: the arm delay runs only then, and the window stays open.
   await page.bringToFront();
   await page.setViewportSize(OPENING);
+  // Drawn again at the opening size: what was on screen before the resize must not count as read.
+  await page.reload();
   await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
   // Fixed fonts: the same faces on every machine that installs Debian's chromium.
   // (Set through the CSSOM: the page's CSP refuses inline style elements, as it should.)
@@ -232,7 +234,7 @@ test('three waiting: the queue bar, "Decline all (3)" asks first, then each leav
 });
 
 test('the last 30 s: the countdown turns to a warning, announced once', async () => {
-  const op = operation({}, 25_000);
+  const op = operation({}, 29_000);
   const pending = ask(op);
   const page = await windowFor(op.operation_id);
   await expect(page.locator('#countdown')).toHaveClass(/warning/);

@@ -28,7 +28,7 @@ function request(revision = 'rev1', overrides: Partial<IncomingApprovalRequest> 
   };
 }
 
-describe('approval queue (issue 5; spec sections 3, 5, 7)', () => {
+describe('approval queue (spec sections 3, 5, 7)', () => {
   let store: Store;
   let sent: Array<[string, AgentReply]>;
   let changes: string[];

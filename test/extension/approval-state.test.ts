@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { APPROVAL_STATES, canTransition, isFinal, nextState, type ApprovalEvent } from '../../src/extension/approval-state';
+import { APPROVAL_STATES, canTransition, isAwaitingUser, isFinal, isOutcomeOpen, nextState, type ApprovalEvent } from '../../src/extension/approval-state';
 
 const EVENTS: ApprovalEvent[] = ['approve', 'decline', 'expire', 'supersede', 'withdraw', 'release', 'sent', 'performed', 'failed', 'unknown'];
 
-describe('approval state machine (issue 5; spec sections 5 and 7)', () => {
+describe('approval state machine (spec sections 5 and 7)', () => {
   it('section 5: an approval can be withdrawn until the agent has sent it, not after', () => {
     expect(nextState('approved', 'withdraw')).toBe('withdrawn');
     expect(canTransition('sent', 'withdraw')).toBe(false);
@@ -28,5 +28,20 @@ describe('approval state machine (issue 5; spec sections 5 and 7)', () => {
   });
   it('approve is possible from pending only', () => {
     expect(APPROVAL_STATES.filter((s) => canTransition(s, 'approve'))).toEqual(['pending']);
+  });
+});
+
+describe('approval-state predicates (mutation testing)', () => {
+  it('nextState refuses an event the state does not allow, naming both', () => {
+    expect(() => nextState('declined', 'approve')).toThrowError('approval: cannot approve an approval that is declined');
+    expect(() => nextState('performed', 'withdraw')).toThrowError(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(nextState('pending', 'approve')).toBe('approved');
+  });
+
+  it('only pending awaits the person; approved, sent and unknown hold the outcome open', () => {
+    for (const state of APPROVAL_STATES) {
+      expect(isAwaitingUser(state), state).toBe(state === 'pending');
+      expect(isOutcomeOpen(state), state).toBe(state === 'approved' || state === 'sent' || state === 'unknown');
+    }
   });
 });

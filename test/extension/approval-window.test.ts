@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { placeWindow } from '../../src/extension/approval-window';
 
-describe('approval window placement (issue 5: on-screen, over the last focused window)', () => {
+describe('approval window placement (on-screen, over the last focused window; docs/ui.md, "Layout")', () => {
   it('centres horizontally over the browser window, a little below its top', () => {
     expect(placeWindow({ left: 100, top: 50, width: 1200, height: 900 }, { width: 1920, height: 1080 })).toEqual({ left: 440, top: 110, width: 520, height: 560 });
   });

@@ -16,7 +16,7 @@ const base: Snapshot = {
   extensionKeyThumbprint: null,
 };
 
-describe('popup diagnosis (issue 5: each connection state with its fix)', () => {
+describe('popup diagnosis (each connection state with its fix; docs/ui.md, "First run")', () => {
   it('bridge not installed → the install command for this browser', () => {
     const [d] = diagnose({ ...base, bridge: 'down', bridgeError: 'Specified native messaging host not found.' });
     expect(d).toMatchObject({ severity: 'problem', message: 'diagBridgeMissing', fix: 'countersign-bridge install --browser chromium' });

@@ -36,7 +36,7 @@ async function record(): Promise<ApprovalRecord> {
   };
 }
 
-describe('extension key and decision signing (issue 4 "Pairing and keys")', () => {
+describe('extension key and decision signing (docs/bridge-protocol.md, "Pairing and keys")', () => {
   it('creates one non-extractable key and keeps it across reopen', async () => {
     const name = `keys-${++n}`;
     const a = await Store.open(name);

@@ -32,7 +32,7 @@ function record(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
   };
 }
 
-describe('extension store (issue 5: state survives a worker stop)', () => {
+describe('extension store (state survives a worker stop)', () => {
   let name: string;
   beforeEach(() => {
     name = `countersign-test-${++dbCount}`;

@@ -178,7 +178,7 @@ function withoutEd25519(real: SubtleCrypto): SubtleCrypto {
 
 // ------------------------------------------------------------------------------------------------
 
-describe('JOSE known answers (../shared/corpora/jose)', () => {
+describe('JOSE known answers (test/fixtures/jose, provenance in its README)', () => {
   it('RFC 8037 A.4: Ed25519 JWS re-signed byte for byte with a non-extractable key', async () => {
     const { d, x, kty, crv } = rfc8037.private_jwk;
     const key = await crypto.subtle.importKey('jwk', { kty, crv, d, x }, { name: 'Ed25519' }, false, ['sign']);
@@ -255,7 +255,7 @@ describe('JOSE known answers (../shared/corpora/jose)', () => {
   });
 });
 
-describe('digests (issue 4: SHA-256 of the exact summary and of the RFC 8785 canonical terms)', () => {
+describe('digests (docs/bridge-protocol.md: SHA-256 of the exact summary and of the RFC 8785 canonical terms)', () => {
   it('digestSummary is base64url SHA-256 of the UTF-8 bytes (FIPS 180-2 "abc")', async () => {
     expect(await digestSummary('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
     const summary = 'Échange **veste** — 70,00 $\r\n';
@@ -279,7 +279,7 @@ describe('digests (issue 4: SHA-256 of the exact summary and of the RFC 8785 can
   });
 });
 
-describe('public keys and key generation (issue 4, "Pairing and keys")', () => {
+describe('public keys and key generation (docs/bridge-protocol.md, "Pairing and keys")', () => {
   it('publicJwkSchema keeps only kty, crv, x (and y), dropping metadata', () => {
     expect(publicJwkSchema.parse({ ...rfc8037.public_jwk, kid: 'k', use: 'sig', key_ops: ['verify'], ext: true, alg: 'EdDSA' })).toEqual(
       rfc8037.public_jwk,
@@ -369,14 +369,14 @@ describe('signDecision: the exact format', () => {
 });
 
 describe('verifyDecision: round trips', () => {
-  it('issue 4: an Ed25519 decision from a fresh non-extractable key verifies and returns its claims', async () => {
+  it('an Ed25519 decision from a fresh non-extractable key verifies and returns its claims', async () => {
     const claims = await claimsFor();
     const jws = await signDecision(claims, extension.privateKey, extension.alg, extension.thumbprint);
     expect(await verifyDecision(jws, options())).toEqual(claims);
     expect(decisionClaimsSchema.parse(claims)).toEqual(claims);
   });
 
-  it('issue 4: an ES256 decision (engine without Ed25519) verifies against its P-256 pin', async () => {
+  it('an ES256 decision (engine without Ed25519) verifies against its P-256 pin', async () => {
     expect(extensionEs256.alg).toBe('ES256');
     const claims = await claimsFor();
     const jws = await signDecision(claims, extensionEs256.privateKey, 'ES256', extensionEs256.thumbprint);
@@ -421,7 +421,7 @@ describe('verifyDecision: round trips', () => {
   });
 });
 
-describe('verifyDecision: every claim must equal what the agent asked about (issue 4: "Any mismatch is an error")', () => {
+describe('verifyDecision: every claim must equal what the agent asked about (docs/agent-sdk.md: "any mismatch is an error")', () => {
   const cases: [string, string, () => Partial<VerifyDecisionOptions['expected']>][] = [
     ['spec 3 operation_id', 'decision.operation_id', () => ({ operation: { ...operation, operation_id: 'exc_5Rt3' } })],
     ['spec 5 "an approval covers one revision": revision', 'decision.revision', () => ({ operation: { ...operation, revision: '1791487200-k3Jd9Qx2mW8w' } })],
@@ -429,8 +429,8 @@ describe('verifyDecision: every claim must equal what the agent asked about (iss
     ['spec 5 terms changed', 'decision.terms_sha256', () => ({ operation: { ...operation, terms: { ...operation.terms, price_difference: { amount: '700.00', currency: 'USD' } } } })],
     ['spec 5 Company name', 'decision.company.name', () => ({ company: { ...company, name: 'Stormline Outfitter' } })],
     ['spec 5 Company origin', 'decision.company.origin', () => ({ company: { ...company, origin: 'https://shop.example.evil' } })],
-    ['issue 4 aud (another agent\'s key)', 'decision.aud', () => ({ audience: attacker.thumbprint })],
-    ['issue 4 request nonce', 'decision.nonce', () => ({ nonce: 'another-nonce-0123456789' })],
+    ['aud (another agent\'s key)', 'decision.aud', () => ({ audience: attacker.thumbprint })],
+    ['request nonce', 'decision.nonce', () => ({ nonce: 'another-nonce-0123456789' })],
     ['spec 3 expires_at', 'decision.expires_at', () => ({ operation: { ...operation, expires_at: '2026-10-08T12:30:00-07:00' } })],
     ['spec 3 expires_at, same instant spelled differently', 'decision.expires_at', () => ({ operation: { ...operation, expires_at: '2026-10-08T19:20:00Z' } })],
   ];
@@ -464,7 +464,7 @@ describe('verifyDecision: every claim must equal what the agent asked about (iss
 });
 
 describe('verifyDecision: only the pinned key, only its algorithm (RFC 8725 3.1, 3.2)', () => {
-  it('issue 4 "a wrong key": a decision signed by a different key (kid claiming the pinned one) is rejected', async () => {
+  it('\"a wrong key\": a decision signed by a different key (kid claiming the pinned one) is rejected', async () => {
     const jws = await signDecision(await claimsFor(), attacker.privateKey, 'EdDSA', extension.thumbprint);
     await expectError(verifyDecision(jws, options()), 'ERR_DECISION_INVALID', 'signature');
   });
@@ -556,7 +556,7 @@ describe('verifyDecision: only the pinned key, only its algorithm (RFC 8725 3.1,
 });
 
 describe('verifyDecision: time and replay', () => {
-  it('issue 4 "an expired operation": now after expires_at → ERR_DECISION_EXPIRED', async () => {
+  it('\"an expired operation\": now after expires_at → ERR_DECISION_EXPIRED', async () => {
     const jws = await signed();
     await expectError(verifyDecision(jws, { ...options(), now: new Date('2026-10-08T19:20:00.001Z') }), 'ERR_DECISION_EXPIRED', 'decision.expires_at');
   });
@@ -572,7 +572,7 @@ describe('verifyDecision: time and replay', () => {
     await expectError(verifyDecision(jws, options()), 'ERR_DECISION_INVALID', 'decision.iat');
   });
 
-  it('issue 4 "a replayed nonce": the second verification of a nonce → ERR_DECISION_REPLAYED', async () => {
+  it('\"a replayed nonce\": the second verification of a nonce → ERR_DECISION_REPLAYED', async () => {
     const seenNonces = new Set<string>();
     const jws = await signed();
     await verifyDecision(jws, { ...options(), seenNonces });

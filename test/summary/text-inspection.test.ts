@@ -131,3 +131,69 @@ describe('the exhaustive Unicode sets', () => {
     expect(count).toBe(4174);
   });
 });
+
+describe('inspectText edge cases (mutation testing)', () => {
+  const labels = (text: string, singleLine = false) => inspectText(text, { singleLine }).findings.map((f) => f.label);
+
+  it('a line feed is hidden only in one-line fields, by default it is not', () => {
+    expect(classifyCodePoint(0x0a)).toBeNull();
+    expect(classifyCodePoint(0x0a, true)).toBe('line-break');
+    expect(revealHidden('a\nb')).toBe('a\nb');
+    expect(revealHidden('a\nb', { singleLine: true })).toBe('a⟨U+000A⟩b');
+  });
+
+  it('only a CR before an LF is an ordinary line ending, not anything else before an LF', () => {
+    expect(labels('a\u200B\nb')).toEqual(['U+200B']);
+    expect(labels('a\r\nb')).toEqual([]);
+    expect(labels('a\r\nb', true)).toEqual(['U+000D', 'U+000A']);
+  });
+
+  it('TAG characters, U+E0000 to U+E007F, are a danger; the next default-ignorable is not', () => {
+    const severity = (cp: number) => inspectText(`a${String.fromCodePoint(cp)}b`).findings[0]?.severity;
+    expect(severity(0xe0000)).toBe('danger');
+    expect(severity(0xe007f)).toBe('danger');
+    expect(severity(0xe0080)).toBe('warning');
+    expect(severity(0x202e)).toBe('danger');
+    expect(severity(0x00a0)).toBe('info');
+    expect(severity(0x200b)).toBe('warning');
+  });
+
+  it('a variation selector after a pictograph is emoji presentation, anywhere else a finding', () => {
+    expect(labels('\u2764\uFE0F love')).toEqual([]);
+    expect(labels('\u2764\uFE0E')).toEqual([]);
+    expect(labels('\u{1F44D}\uFE0F')).toEqual([]); // astral pictograph: the look-back reads the surrogate pair
+    expect(labels('\u{1F400}\uFE0F')).toEqual([]); // its low surrogate is U+DC00
+    expect(labels('\u{1F7FF}\uFE0F')).toEqual([]); // its low surrogate is U+DFFF
+    expect(labels('\uFE0F')).toEqual(['U+FE0F']); // at the start: nothing before it
+    expect(labels('x\uFE0F')).toEqual(['U+FE0F']);
+    // A lone low surrogate after a pictograph is not a pictograph, and is not read as one.
+    expect(labels('\u2764\uDC00\uFE0F')).toEqual(['U+FE0F']);
+    // A lone high surrogate before a pictograph does not pair with it.
+    expect(labels('\uD83D\u2764\uFE0F')).toEqual([]);
+  });
+
+  it('a ZWJ joins two pictographs, also over a VS16 or a skin tone; any other invisible character between them is a finding', () => {
+    expect(labels('\u2764\u200D\u{1F525}')).toEqual([]);
+    expect(labels('\u2764\uFE0F\u200D\u{1F525}')).toEqual([]);
+    expect(labels('\u{1F468}\u{1F3FD}\u200D\u{1F4BB}')).toEqual([]);
+    expect(labels('\u2764\u200Dx')).toEqual(['U+200D']);
+    expect(labels('x\u200D\u2764')).toEqual(['U+200D']);
+    expect(labels('\u2764\u200D')).toEqual(['U+200D']); // at the end: nothing after it
+    expect(labels('\u2764\u200B\u2764')).toEqual(['U+200B']);
+    expect(labels('\u2764\u2060\u2764')).toEqual(['U+2060']);
+  });
+
+  it('segments hold no empty text, and name hidden ones as such', () => {
+    expect(inspectText('\u200B').segments.map((s) => s.type)).toEqual(['hidden']);
+    expect(inspectText('\u200B\u200B').segments.map((s) => s.type)).toEqual(['hidden', 'hidden']);
+    expect(inspectText('a\u200B').segments.map((s) => s.type)).toEqual(['text', 'hidden']);
+    expect(inspectText('a\u{E0041}b').segments).toMatchObject([
+      { type: 'text', text: 'a' },
+      { type: 'hidden', token: '⟨U+E0041⟩' },
+      { type: 'text', text: 'b' },
+    ]);
+    expect(inspectText('a\u{E0041}b').display).toBe('a⟨U+E0041⟩b');
+    expect(revealHidden('a\u{E0041}b')).toBe('a⟨U+E0041⟩b');
+    expect(classifyCodePoint(0xffff)).toBeNull();
+  });
+});

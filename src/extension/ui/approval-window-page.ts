@@ -118,8 +118,8 @@ class ApprovalWindow {
   private card: RenderedCard | null = null;
   /** The person ticked "I understand the risk" for the item shown. */
   private riskAcknowledged = false;
-  /** The end of a long summary has been on screen for the item shown. */
-  private summaryRead = true;
+  /** The item whose summary's end has been on screen; it stays read until another item is shown. */
+  private summaryReadFor: string | null = null;
   private confirmingDeclineAll = false;
   /** Items seen while active, to leave a result card when they end. */
   private readonly seen = new Map<string, ApprovalView>();
@@ -274,7 +274,6 @@ class ApprovalWindow {
     ui.declineAll.textContent = t('declineAllCount', String(waiting));
     ui.confirmBox.hidden = !this.confirmingDeclineAll || waiting < 2;
     ui.confirmQuestion.textContent = t.plural('declineAllQuestion', waiting);
-    this.summaryRead = !pending || this.summaryEndVisible();
   }
 
   /** The end of the summary is inside the scrolling area's view (or there is nothing to scroll). */
@@ -283,7 +282,8 @@ class ApprovalWindow {
     if (!summary) return true;
     const area = this.ui.content.getBoundingClientRect();
     const end = summary.getBoundingClientRect();
-    return end.bottom <= area.bottom + 2 || area.height === 0;
+    // Before the page has a layout nothing has been seen: never count that as read.
+    return area.height > 0 && end.bottom <= area.bottom + 2;
   }
 
   private focusHeading(): void {
@@ -330,18 +330,22 @@ class ApprovalWindow {
       return;
     }
     this.countdown(view, now);
-    if (!this.summaryRead && this.summaryEndVisible()) {
+    let summaryRead = view.state !== 'pending' || this.summaryReadFor === view.key;
+    if (!summaryRead && this.summaryEndVisible()) {
       // Reaching the end is the start of a new look: the delay runs from here, not from the scroll.
-      this.summaryRead = true;
+      this.summaryReadFor = view.key;
+      summaryRead = true;
       this.gate.restart(now, this.focused());
     }
     const left = deadlineOf(view.operation.expires_at) - now;
     const blocked = left <= 0 || !bridgeUp || view.state !== 'pending';
     const riskOk = !this.card?.risk.danger || this.riskAcknowledged;
-    ui.approve.disabled = blocked || !riskOk || !this.summaryRead || !this.gate.ready(now);
+    ui.approve.disabled = blocked || !riskOk || !summaryRead || !this.gate.ready(now);
+    // The fill shows the delay only while the delay is all that holds Approve back.
+    ui.approve.classList.toggle('arming', !blocked && riskOk && summaryRead && !this.gate.ready(now));
     ui.approve.style.setProperty('--armed', String(this.gate.progress(now)));
     ui.approve.setAttribute('aria-description', !blocked && !this.gate.ready(now) ? t('approveWaiting') : '');
-    ui.readHint.hidden = this.summaryRead || blocked;
+    ui.readHint.hidden = summaryRead || blocked;
     ui.readHint.textContent = t('readToEnd');
   }
 

@@ -146,6 +146,7 @@ export class PairingCard {
     this.gate.observe(now, this.ctx.focused());
     const typed = PAIRING_CODE.test(this.input.value.trim());
     this.confirm.disabled = this.busy || !typed || !this.gate.ready(now) || !bridgeUp;
+    this.confirm.classList.toggle('arming', !this.busy && typed && bridgeUp && !this.gate.ready(now));
     this.confirm.style.setProperty('--armed', String(this.gate.progress(now)));
   }
 }

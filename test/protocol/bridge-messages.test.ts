@@ -24,11 +24,11 @@ import {
   verifyAgentAuth,
 } from '../../src/protocol/bridge';
 import { isCountersignError } from '../../src/protocol/errors';
-import { NONCE, THUMBPRINT, approvalRequest, newAgentKey, signAuth } from './helpers';
+import { NONCE, THUMBPRINT, approvalRequest, newAgentKey, signAuth } from '../bridge/helpers';
 
 // RFC 8037 Appendix A (IETF Trust; code components Revised BSD): the fields of
 // test/fixtures/jose/rfc8037-ed25519.json this file needs (provenance: test/fixtures/jose/README.md).
-const rfc8037 = JSON.parse(readFileSync(new URL('./fixtures/rfc8037-ed25519.json', import.meta.url), 'utf8')) as {
+const rfc8037 = JSON.parse(readFileSync(new URL('../bridge/fixtures/rfc8037-ed25519.json', import.meta.url), 'utf8')) as {
   private_jwk: { kty: string; crv: string; d: string; x: string };
   public_jwk: { kty: 'OKP'; crv: 'Ed25519'; x: string };
   thumbprint_input: string;
