@@ -464,7 +464,7 @@ describe('verifyDecision: every claim must equal what the agent asked about (doc
 });
 
 describe('verifyDecision: only the pinned key, only its algorithm (RFC 8725 3.1, 3.2)', () => {
-  it('\"a wrong key\": a decision signed by a different key (kid claiming the pinned one) is rejected', async () => {
+  it('"a wrong key": a decision signed by a different key (kid claiming the pinned one) is rejected', async () => {
     const jws = await signDecision(await claimsFor(), attacker.privateKey, 'EdDSA', extension.thumbprint);
     await expectError(verifyDecision(jws, options()), 'ERR_DECISION_INVALID', 'signature');
   });
@@ -556,7 +556,7 @@ describe('verifyDecision: only the pinned key, only its algorithm (RFC 8725 3.1,
 });
 
 describe('verifyDecision: time and replay', () => {
-  it('\"an expired operation\": now after expires_at → ERR_DECISION_EXPIRED', async () => {
+  it('"an expired operation": now after expires_at → ERR_DECISION_EXPIRED', async () => {
     const jws = await signed();
     await expectError(verifyDecision(jws, { ...options(), now: new Date('2026-10-08T19:20:00.001Z') }), 'ERR_DECISION_EXPIRED', 'decision.expires_at');
   });
@@ -572,7 +572,7 @@ describe('verifyDecision: time and replay', () => {
     await expectError(verifyDecision(jws, options()), 'ERR_DECISION_INVALID', 'decision.iat');
   });
 
-  it('\"a replayed nonce\": the second verification of a nonce → ERR_DECISION_REPLAYED', async () => {
+  it('"a replayed nonce": the second verification of a nonce → ERR_DECISION_REPLAYED', async () => {
     const seenNonces = new Set<string>();
     const jws = await signed();
     await verifyDecision(jws, { ...options(), seenNonces });
@@ -653,5 +653,66 @@ describe('property: any single-byte mutation of a decision fails verification wi
       const error = await rejection(verifyDecision(`${jws.slice(0, -1)}${String.fromCharCode(byte)}`, options()));
       expect(error.code).toBe('ERR_DECISION_INVALID');
     }
+  });
+});
+
+// ------------------------------------------------------------------------------------------------
+// verifyCompactJws: which check refuses what (each with its own message, so that a check that is
+// dropped fails here even where jose would refuse the token later anyway).
+
+describe('verifyCompactJws, check by check', () => {
+  let pair: SigningKeyPair;
+  beforeAll(async () => {
+    pair = await generateSigningKeyPair({ extractable: false });
+  });
+  const b64 = (value: unknown) => base64url.encode(typeof value === 'string' ? value : JSON.stringify(value));
+  const token = (header: unknown, signature = 'AAAA') => `${b64(header)}.${b64({ a: 1 })}.${signature}`;
+  const refused = (jws: unknown, message: string | RegExp) => expectError(verifyCompactJws(jws as string, pair.publicJwk), 'ERR_DECISION_INVALID', message);
+
+  it('refuses what is not a three-part string of at most MAX_DECISION_JWS_LENGTH characters', async () => {
+    await refused(5, 'expected a compact JWS string');
+    await refused('a'.repeat(16 * 1024 + 1), 'longer than 16384 characters');
+    await refused('a'.repeat(16 * 1024), 'three base64url parts');
+    await refused('a.b', 'three base64url parts');
+    await refused('a.b.c.d', 'three base64url parts');
+  });
+
+  it('refuses a header that is not an object, or names a member beyond alg, typ and kid', async () => {
+    await refused(token([1]), 'expected a JSON object');
+    await refused(token({ alg: 'EdDSA', jwk: pair.publicJwk }), '"jwk" is not allowed');
+    await refused(token({ alg: 'EdDSA', abcdefghijklmnop: 1 }), '"abcdefghijklmnop" is not allowed');
+    await refused(token({ alg: 'EdDSA', abcdefghijklmnopq: 1 }), 'an unknown member is not allowed');
+    await refused(token({ alg: 'EdDSA', 'x y': 1 }), 'an unknown member is not allowed');
+    await refused(token({ alg: 'EdDSA', 'x\u202E': 1 }), 'an unknown member is not allowed');
+  });
+
+  it('refuses an alg, typ or kid that is not a string', async () => {
+    await refused(token({ alg: 1 }), 'header.alg: expected a string');
+    await refused(token({ alg: 'EdDSA', typ: 1 }), 'header.typ: expected a string');
+    await refused(token({ alg: 'EdDSA', kid: 1 }), 'header.kid: expected a string');
+    await refused(token({ alg: 'ES256' }), 'expected "EdDSA"');
+  });
+
+  it('refuses an empty signature before any verifier sees it, and a bad one after', async () => {
+    await refused(token({ alg: 'EdDSA' }, ''), 'decision signature: missing');
+    await refused(token({ alg: 'EdDSA' }, 'AA=='), 'decision signature: expected unpadded base64url');
+    await refused(token({ alg: 'EdDSA' }, 'AB'), 'decision signature: not the canonical base64url encoding');
+    await refused(token({ alg: 'EdDSA' }), 'does not verify with the pinned key');
+  });
+
+  it('returns exactly the header members that were signed', async () => {
+    const payload = new TextEncoder().encode('{}');
+    const bare = await signCompactJws({ alg: 'EdDSA' }, payload, pair.privateKey);
+    expect(Object.keys((await verifyCompactJws(bare, pair.publicJwk)).header)).toEqual(['alg']);
+    const full = await signCompactJws({ alg: 'EdDSA', typ: DECISION_TYP, kid: 'k' }, payload, pair.privateKey);
+    expect((await verifyCompactJws(full, pair.publicJwk)).header).toStrictEqual({ alg: 'EdDSA', typ: DECISION_TYP, kid: 'k' });
+  });
+
+  it('signCompactJws refuses a key that is not a private key of the algorithm', async () => {
+    const payload = new TextEncoder().encode('{}');
+    await expectError(signCompactJws({ alg: 'EdDSA' }, payload, null as unknown as CryptoKey), 'ERR_KEY_INVALID', 'expected a private Ed25519 CryptoKey');
+    await expectError(signCompactJws({ alg: 'ES256' }, payload, pair.privateKey), 'ERR_KEY_INVALID', 'expected a private ECDSA P-256 CryptoKey');
+    await expectError(signCompactJws({ alg: 'EdDSA' }, payload, pair.publicKey), 'ERR_KEY_INVALID', 'privateKey');
+    await expectError(signCompactJws({ alg: 'EdDSA', typ: 5 } as unknown as { alg: string }, payload, pair.privateKey), 'ERR_INPUT_INVALID', 'header.typ: expected a string');
   });
 });
