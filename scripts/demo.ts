@@ -35,6 +35,9 @@ async function main(): Promise<void> {
   await writeFile(join(profile, 'Default', 'Preferences'), JSON.stringify({ extensions: { ui: { developer_mode: true } } }));
   const runtime = process.env.XDG_RUNTIME_DIR ?? join(tmpdir(), `countersign-demo-run-${process.getuid?.() ?? 'user'}`);
   await mkdir(runtime, { recursive: true, mode: 0o700 });
+  // This runtime folder is the demo's own: a socket left in it by an earlier run that was killed
+  // answers nobody, and would make a second "running" extension for the agent to choose from.
+  await rm(join(runtime, 'countersign'), { recursive: true, force: true });
   const env = { ...process.env, XDG_RUNTIME_DIR: runtime };
   step(execFileSync(process.execPath, [resolve('dist/countersign-bridge.mjs'), 'install', '--browser', 'chromium', '--user-data-dir', profile], { env, encoding: 'utf8' }).trim().split('\n').join('\n  '));
 
@@ -165,7 +168,9 @@ async function click(context: BrowserContext, selector: string, label: string, s
   const page = await approvalWindow(context);
   const button = page.locator(selector);
   await button.waitFor({ state: 'visible' });
-  await button.isEnabled();
+  // As a person would: read down to the end of the summary (Approve arms only once it was on screen).
+  const summary = page.getByTestId('summary');
+  if (selector === '#approve' && (await summary.count()) > 0) await summary.evaluate((el) => el.scrollIntoView({ block: 'end' }));
   await page.waitForFunction((s) => !document.querySelector<HTMLButtonElement>(s)?.disabled, selector, { timeout: 10_000 });
   await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
   step(`(no display: clicking “${label}” in the Countersign window; screenshot demo-output/${shot}.png)`);
