@@ -22,6 +22,8 @@ export default defineConfig({
       'test/protocol/decision.test.ts',
       'test/extension/approval-queue.test.ts',
       'test/extension/approval-state.test.ts',
+      'test/extension/agent-sessions-too-large.test.ts',
+      'test/extension/page-messages/**/*.test.ts',
     ],
     exclude: [
       'test/e2e/**',

@@ -178,6 +178,7 @@ describe('inspectText edge cases (mutation testing)', () => {
     expect(labels('\u{1F468}\u{1F3FD}\u200D\u{1F4BB}')).toEqual([]);
     expect(labels('\u2764\u200Dx')).toEqual(['U+200D']);
     expect(labels('x\u200D\u2764')).toEqual(['U+200D']);
+    expect(labels('\u200D\u2764')).toEqual(['U+200D']); // at the start: nothing before it
     expect(labels('\u2764\u200D')).toEqual(['U+200D']); // at the end: nothing after it
     expect(labels('\u2764\u200B\u2764')).toEqual(['U+200B']);
     expect(labels('\u2764\u2060\u2764')).toEqual(['U+2060']);
