@@ -1,6 +1,7 @@
 import { inspectText } from '../../summary/text-inspection.ts';
 import { keyFacts, type KeyFact } from '../../review/key-facts.ts';
 import { markData, type Translate } from './i18n';
+import { textElements as elements } from './text-elements';
 import type { ApprovalView, Snapshot } from '../snapshot';
 
 /** The i18n message that says what state an approval is in, as a sentence (one table for every page). */
@@ -51,16 +52,8 @@ const CHIP_TONE: Record<ApprovalView['state'], 'ok' | 'bad' | 'wait' | 'off'> = 
   cancelled: 'off',
 };
 
-/** Elements whose text is set as text, never as HTML; `data` marks the text as data, not a message. */
-export function elements(doc: Document) {
-  return <K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string, data = false): HTMLElementTagNameMap[K] => {
-    const node = doc.createElement(tag);
-    if (text !== undefined) node.textContent = text;
-    if (cls) node.className = cls;
-    if (data) markData(node);
-    return node;
-  };
-}
+/** Elements whose text is set as text, never as HTML (one rule for every page: text-elements.ts). */
+export { elements };
 
 /** A one-line Company or agent string, its hidden and direction-changing characters shown as tokens. */
 export function oneLine(text: string): string {
