@@ -12,19 +12,13 @@ import { localize, placeholderOrder, type ChromeMessage, type Localized, type Me
 import { SUMMARY_MESSAGES, summaryText } from '../../src/summary/messages.ts';
 import { displayOrigin, inspectCompanyName, inspectText } from '../../src/summary/index.ts';
 import { fixture } from '../summary/helpers.ts';
+import { fillMessage } from '../extension/ui/locale-table';
 
 type Messages = Record<string, ChromeMessage>;
 
-/**
- * `chrome.i18n.getMessage`: placeholders `$NAME$` (any case) become their content, then `$1`…`$9`
- * the substitutions and `$$` a dollar sign, in one pass, so a substitution is never read again.
- */
 function getMessage(messages: Messages, key: string, substitutions: readonly string[]): string {
   const entry = messages[key];
-  if (!entry) return '';
-  const placeholders = new Map(Object.entries(entry.placeholders ?? {}).map(([name, p]) => [name.toLowerCase(), p.content]));
-  const expanded = entry.message.replace(/\$([A-Za-z0-9_@]+)\$/g, (whole, name: string) => placeholders.get(name.toLowerCase()) ?? whole);
-  return expanded.replace(/\$(\$|[1-9])/g, (_, which: string) => (which === '$' ? '$' : (substitutions[Number(which) - 1] ?? '')));
+  return entry ? fillMessage(entry, substitutions) : '';
 }
 
 /** What the window shows for `text` in English, as it would pick the plural form. */

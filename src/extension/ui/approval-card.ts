@@ -1,6 +1,7 @@
 // Imported by file, not through the folders' index: the window's bundle must not pull in what it
 // does not use (the origin module's Public Suffix List is the background's job).
 import { renderSummaryView } from '../../summary/render.ts';
+import { localize } from '../../summary/message-text.ts';
 import { inspectText } from '../../summary/text-inspection.ts';
 import { diffRevisions } from '../../review/diff.ts';
 import { formatPath, type PathSegment } from '../../review/values.ts';
@@ -17,9 +18,11 @@ export { textElements } from './text-elements';
 /** A module's sentence in the page's language when it carries its message, else as written. */
 export function say(t: Translate, said: Said): string {
   if (!said.text) return said.message;
-  const { key, substitutions, count } = said.text;
-  // A counted message (`<key>_one`, `<key>_other`): the count is the first substitution.
-  return count === undefined ? t(key, substitutions) : t.plural(key, count, substitutions.slice(1));
+  // `t` answers a missing message with its key; `localize` tries the next plural form on ''.
+  return localize(said.text, (key, subs) => {
+    const message = t(key, subs);
+    return message === key ? '' : message;
+  }, t.locale);
 }
 
 export interface CardOptions {

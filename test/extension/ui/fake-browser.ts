@@ -1,37 +1,16 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
+import { englishMessages, fillMessage } from './locale-table';
 import { displayOrigin } from '../../../src/summary/origin.ts';
 import type { ApprovalView, Snapshot } from '../../../src/extension/snapshot';
 
-interface MessageEntry {
-  message: string;
-  placeholders?: Record<string, { content: string }>;
-}
-
 const root = `${resolve(dirname(fileURLToPath(import.meta.url)), '../../..')}/`;
 
-/**
- * The English messages as the browser would load them: public/_locales/en/messages.json, with
- * /tmp/msgs-pages.json (this work's new and changed messages, until they are merged) over it,
- * after any other /tmp/msgs-*.json tables not merged yet.
- */
-export function loadMessages(): Record<string, MessageEntry> {
-  const en = JSON.parse(readFileSync(`${root}public/_locales/en/messages.json`, 'utf8')) as Record<string, MessageEntry>;
-  // Messages other pages' work added (diagnose.ts's, for the popup's diagnosis) are not merged yet either.
-  const others = existsSync('/tmp') ? readdirSync('/tmp').filter((f) => /^msgs-.+\.json$/.test(f) && f !== 'msgs-pages.json') : [];
-  const tables = [...others.map((f) => `/tmp/${f}`), '/tmp/msgs-pages.json'].filter((f) => existsSync(f));
-  return Object.assign({}, en, ...tables.map((f) => JSON.parse(readFileSync(f, 'utf8')) as Record<string, MessageEntry>));
-}
-
-/** `chrome.i18n.getMessage`: named placeholders resolved to their content, then `$1`…`$9` to the substitutions. */
-export function fillMessage(entry: MessageEntry, substitutions?: string | string[]): string {
-  const subs = substitutions === undefined ? [] : Array.isArray(substitutions) ? substitutions : [substitutions];
-  const placeholders = Object.fromEntries(Object.entries(entry.placeholders ?? {}).map(([k, v]) => [k.toLowerCase(), v.content]));
-  const named = entry.message.replace(/\$([A-Za-z0-9_@]+)\$/g, (whole, name: string) => placeholders[name.toLowerCase()] ?? whole);
-  return named.replace(/\$(\$|[1-9])/g, (_, d: string) => (d === '$' ? '$' : (subs[Number(d) - 1] ?? '')));
-}
+/** The English messages as the browser loads them (public/_locales/en/messages.json). */
+export const loadMessages = englishMessages;
+export { fillMessage };
 
 export interface FakeBrowser {
   browser: never;

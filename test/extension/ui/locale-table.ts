@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { translator, type Translate } from '../../../src/extension/ui/i18n';
 
-interface ChromeMessage {
+export interface ChromeMessage {
   message: string;
   placeholders?: Record<string, { content: string }>;
 }
@@ -13,21 +13,22 @@ export function englishMessages(): Record<string, ChromeMessage> {
 }
 
 /**
- * `i18n.getMessage` as Chrome implements it: named placeholders `$NAME$` take their content,
- * `$1`…`$9` in the content take the substitutions, `$$` is a dollar sign; unknown keys give ''.
+ * `chrome.i18n.getMessage` for one entry: placeholders `$NAME$` (any case) become their content,
+ * then `$1`…`$9` the substitutions and `$$` a dollar sign, in one pass, so a substitution is never
+ * read again.
  */
+export function fillMessage(entry: ChromeMessage, substitutions?: string | readonly string[]): string {
+  const subs = substitutions === undefined ? [] : typeof substitutions === 'string' ? [substitutions] : substitutions;
+  const placeholders = new Map(Object.entries(entry.placeholders ?? {}).map(([name, p]) => [name.toLowerCase(), p.content]));
+  const expanded = entry.message.replace(/\$([A-Za-z0-9_@]+)\$/g, (whole, name: string) => placeholders.get(name.toLowerCase()) ?? whole);
+  return expanded.replace(/\$(\$|[1-9])/g, (_, which: string) => (which === '$' ? '$' : (subs[Number(which) - 1] ?? '')));
+}
+
+/** `i18n.getMessage` over a table: unknown keys give '', as in the browser. */
 export function chromeGetMessage(table: Record<string, ChromeMessage>) {
-  return (key: string, substitutions?: string | string[]): string => {
+  return (key: string, substitutions?: string | readonly string[]): string => {
     const entry = table[key];
-    if (!entry) return '';
-    const subs = substitutions === undefined ? [] : Array.isArray(substitutions) ? substitutions : [substitutions];
-    const fill = (text: string) => text.replace(/\$(\d)/g, (_, n: string) => subs[Number(n) - 1] ?? '');
-    return entry.message
-      .replace(/\$([A-Za-z0-9_@]+)\$/g, (whole, name: string) => {
-        const placeholder = Object.entries(entry.placeholders ?? {}).find(([k]) => k.toLowerCase() === name.toLowerCase());
-        return placeholder ? fill(placeholder[1].content) : whole;
-      })
-      .replace(/\$\$/g, '$');
+    return entry ? fillMessage(entry, substitutions) : '';
   };
 }
 
