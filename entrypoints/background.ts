@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { startBackground } from '../src/extension/background-main';
 
 // zod's JIT probes with `new Function('')`: the extension CSP forbids it and web-ext lint flags it.

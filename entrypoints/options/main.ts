@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { browser } from 'wxt/browser';
 import { mountOptions } from '../../src/extension/ui/options-page';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { browser } from 'wxt/browser';
 import { mountPopup } from '../../src/extension/ui/popup-page';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { BRIDGE_PROTOCOL_VERSION, approvalSentMessage, outcomeMessage, parseBridgeMessage, type AgentToExtensionMessage } from '../protocol/bridge';
 import type { Approval } from '../protocol/approval';
 import { CountersignError, isCountersignError } from '../protocol/errors';
@@ -16,7 +16,7 @@ import { inputError, unavailable, type AckResult, type CompanionState } from './
  * Send an `approval_sent` or `outcome` and wait for its one answer (protocol v2): an `ack`, an
  * `error` with its id, or nothing within `timeoutMs` / the link closing (unavailable).
  */
-function sendAcked(state: CompanionState, message: AgentToExtensionMessage & { id: string }, sent?: { operationId: string; revision: string }): Promise<AckResult> {
+export function sendAcked(state: CompanionState, message: AgentToExtensionMessage & { id: string }, sent?: { operationId: string; revision: string }): Promise<AckResult> {
   return new Promise<AckResult>((resolve) => {
     const id = message.id;
     const timer = setTimeout(() => done({ kind: 'unavailable' }), state.timeoutMs);
@@ -43,7 +43,7 @@ export async function markSent(state: CompanionState, approval: Approval): Promi
   const journal = state.journal;
   const entry = journal.get(operation_id, revision);
   if (entry === undefined || entry.status !== 'approved') {
-    throw new CountersignError('ERR_INPUT_INVALID', `approval: no verified approval of ${operation_id} revision ${revision} in this agent's journal`);
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `approval: expected an approval this agent verified, got ${operation_id} revision ${revision}, which its journal does not hold as approved`);
   }
   if (journal.isWithdrawn(operation_id, revision)) return false;
   if (entry.sent) return true;
@@ -123,7 +123,8 @@ export async function deliverOutcomes(state: CompanionState): Promise<void> {
     try {
       await deliverOutcome(state, m);
     } catch (error) {
-      state.events.emit('protocolError', isCountersignError(error) ? error : new CountersignError('ERR_INPUT_INVALID', 'outcome could not be delivered', { cause: error }));
+      // What can fail here besides the extension's answer (a CountersignError already) is the journal write.
+      state.events.emit('protocolError', isCountersignError(error) ? error : new CountersignError('ERR_STORAGE_FAILED', 'outcome could not be delivered', { cause: error }));
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { BRIDGE_PROTOCOL_VERSION, type approvalRequestMessage } from '../protocol/bridge';
 import { verifyDecision, type DecisionClaims } from '../protocol/decision';
 import { CountersignError, isCountersignError } from '../protocol/errors';
@@ -150,7 +150,7 @@ export async function onDecision(state: CompanionState, m: Decision): Promise<vo
     });
   } catch (error) {
     // Unrecorded, the approval could be asked for again or a withdrawal lost: fail closed.
-    return flight.finish(isCountersignError(error) ? error : new CountersignError('ERR_INPUT_INVALID', 'journal: could not record the decision', { cause: error }));
+    return flight.finish(isCountersignError(error) ? error : new CountersignError('ERR_STORAGE_FAILED', 'journal: could not record the decision', { cause: error }));
   }
   if (state.journal.isWithdrawn(operation_id, revision)) return flight.finish({ status: 'withdrawn' });
   if (claims.status === 'declined') return flight.finish({ status: 'declined', decision: claims, jws: m.jws as string, stored: false });

@@ -1,11 +1,12 @@
 import type { EventEmitter } from 'node:events';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { randomNonce, type AgentInboundMessage, type AgentToExtensionMessage, type BridgePublicJwk, type approvalRequestMessage } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
 import type { ApprovalResult, CompanionError, CompanionEvents } from './companion-types';
 import type { Journal } from './journal';
 import type { AgentKey, PinnedKey } from './keys';
 import type { Link } from './link';
+import type { ToolCallFlight } from './tool-call-flight';
 
 /**
  * What the Companion's modules share: one connection to the extension through its bridge, the
@@ -31,9 +32,13 @@ export interface ApprovalFlight {
   finish(result: ApprovalResult | Error): void;
 }
 
+/** Tool calls approved on this connection (tool-call-flight.ts), until they ran or were withdrawn. */
+export type ApprovedToolCalls = Map<string, { revision: string; state: 'approved' | 'sent' | 'withdrawn' }>;
+
 /** A question sent with an id, waiting for its one answer with that id (section 2.1). */
 export type Waiter =
   | { kind: 'approval'; flight: ApprovalFlight }
+  | { kind: 'tool_call'; flight: ToolCallFlight }
   | { kind: 'pair_offer'; resolve(offer: PairOffer): void; reject(error: Error): void }
   | { kind: 'pair_result'; resolve(status: 'confirmed' | 'rejected'): void; reject(error: Error): void }
   | { kind: 'ack'; sent?: { operationId: string; revision: string }; done(result: AckResult): void };
@@ -56,7 +61,7 @@ export function unavailable(message: string): CountersignError {
 
 /** Our own input that failed a bridge.ts schema: the caller's mistake, named as theirs. */
 export function inputError(error: CountersignError): CountersignError {
-  return error.code === 'ERR_BRIDGE_MESSAGE_INVALID' ? new CountersignError('ERR_INPUT_INVALID', error.message, { cause: error }) : error;
+  return error.code === 'ERR_BRIDGE_MESSAGE_INVALID' ? new CountersignError('ERR_ARGUMENT_INVALID', error.message, { cause: error }) : error;
 }
 
 export function abortReason(signal: AbortSignal): unknown {
@@ -68,6 +73,7 @@ export class CompanionState {
   /** Set while the handshake runs: every inbound message goes to it until then. */
   handshake: Handshake | undefined;
   readonly waiters = new Map<string, Waiter>();
+  readonly toolCalls: ApprovedToolCalls = new Map();
   /** Ids of requests this agent cancelled: their `cancelled` decision and the cancel's ack are expected, not strays. */
   readonly cancelledIds = new Set<string>();
   /** Inbound messages are handled one at a time, in the order they arrived (inbound.ts). */
@@ -124,6 +130,7 @@ export class CompanionState {
     for (const [id, waiter] of this.waiters) {
       this.waiters.delete(id);
       if (waiter.kind === 'approval') waiter.flight.finish({ status: 'unavailable' });
+      else if (waiter.kind === 'tool_call') waiter.flight.finish({ status: 'unavailable', callId: waiter.flight.call.call_id, revision: waiter.flight.revision });
       else if (waiter.kind === 'ack') waiter.done({ kind: 'unavailable' });
       else waiter.reject(reason);
     }

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Approval } from '../protocol/approval';
 import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
 import type { DecisionClaims } from '../protocol/decision';
@@ -99,7 +99,7 @@ export interface CompanionEvents {
 
 /**
  * An `error` message from the extension or the bridge, as a typed error. `code` is the remote code
- * when this version knows it (otherwise ERR_INPUT_INVALID, with the remote one in `remoteCode`:
+ * when this version knows it (otherwise ERR_REMOTE, with the remote one in `remoteCode`:
  * codes are open-ended on the wire, docs/bridge-protocol.md "Errors").
  */
 export class CompanionError extends CountersignError {
@@ -108,7 +108,7 @@ export class CompanionError extends CountersignError {
 
   constructor(remote: { code: string; message: string; source?: 'bridge' | 'extension' | 'agent' | undefined }) {
     const known = (ERROR_CODES as readonly string[]).includes(remote.code);
-    super(known ? (remote.code as ErrorCode) : 'ERR_INPUT_INVALID', `${remote.source ?? 'companion'}: ${known ? '' : `${remote.code}: `}${remote.message}`);
+    super(known ? (remote.code as ErrorCode) : 'ERR_REMOTE', `${remote.source ?? 'companion'}: ${known ? '' : `${remote.code}: `}${remote.message}`);
     this.remoteCode = remote.code;
     this.source = remote.source;
   }

@@ -7,6 +7,7 @@ import { keyFingerprint } from '../protocol/fingerprint';
 import { summaryTooLong } from '../protocol/operation';
 import { deliverOutcomes, markSent as markApprovalSent, reportOutcome as deliverReport } from './acknowledgements';
 import { epochMs, fly, fromJournal } from './approval-flight';
+import { markToolCallSent, reportToolCallOutcome, requestToolCallApproval, type RequestToolCallApprovalInput, type ToolCallApprovalResult } from './tool-call-flight';
 import { CompanionState, inputError, unavailable } from './companion-state';
 import type { ApprovalResult, CompanionEvents, CompanionOptions, OutcomeReport, Pairing, RequestApprovalInput } from './companion-types';
 import { defaultConfigDir, lockConfigDir, preparePrivateDir, type ConfigLock, type PrivacyContext } from './files';
@@ -92,8 +93,8 @@ export class Companion extends EventEmitter<CompanionEvents> {
     const configDir = options.configDir ?? defaultConfigDir({ platform, env, homedir: os.homedir() });
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const ackWindowMs = options.ackWindowMs ?? DEFAULT_ACK_WINDOW_MS;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CountersignError('ERR_INPUT_INVALID', 'timeoutMs: expected a positive number');
-    if (!Number.isFinite(ackWindowMs) || ackWindowMs < 0) throw new CountersignError('ERR_INPUT_INVALID', 'ackWindowMs: expected a number ≥ 0');
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new CountersignError('ERR_ARGUMENT_INVALID', `timeoutMs: expected a positive number, got ${String(timeoutMs)}`);
+    if (!Number.isFinite(ackWindowMs) || ackWindowMs < 0) throw new CountersignError('ERR_ARGUMENT_INVALID', `ackWindowMs: expected a number ≥ 0, got ${String(ackWindowMs)}`);
     const ctx: PrivacyContext = { platform, uid };
 
     await preparePrivateDir(configDir, ctx);
@@ -218,7 +219,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
    * Throws CountersignError: ERR_AGENT_NOT_PAIRED (pair first), ERR_AGENT_REVOKED,
    * ERR_OUTCOME_PENDING (section 7), ERR_DECISION_* (a decision that does not verify: never an
    * approval), ERR_SUMMARY_TOO_LONG (a summary over MAX_SUMMARY_LENGTH, refused before anything
-   * is sent), ERR_INPUT_INVALID / ERR_OPERATION_INVALID (bad input). Aborting `signal` cancels
+   * is sent), ERR_ARGUMENT_INVALID / ERR_OPERATION_INVALID (bad input). Aborting `signal` cancels
    * the prompt and rejects with the signal's reason.
    */
   async requestApproval(input: RequestApprovalInput): Promise<ApprovalResult> {
@@ -273,7 +274,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
    *
    * False when the User withdrew it (learned earlier, or the extension refuses now): do not send.
    * True when the extension accepted (or it was marked before: section 7 retries send the same
-   * approval again). ERR_INPUT_INVALID for an approval this SDK did not verify;
+   * approval again). ERR_ARGUMENT_INVALID for an approval this SDK did not verify;
    * ERR_COMPANION_UNAVAILABLE when the extension cannot be told (do not send yet).
    */
   markSent(approval: Approval): Promise<boolean> {
@@ -290,5 +291,25 @@ export class Companion extends EventEmitter<CompanionEvents> {
    */
   reportOutcome(report: OutcomeReport): Promise<boolean> {
     return deliverReport(this.state, report);
+  }
+
+  /**
+   * Ask the person to approve one MCP tool call (docs/mcp-gateway.md): Countersign writes the
+   * summary itself from the tool and its arguments, and signs a tool-call decision, which this
+   * method verifies against exactly this call. Approved: call `markToolCallSent`, then run the
+   * tool once, then `reportToolCallOutcome`. A tool-call approval is never a Company's approval.
+   */
+  requestToolCallApproval(input: RequestToolCallApprovalInput): Promise<ToolCallApprovalResult> {
+    return requestToolCallApproval(this.state, input);
+  }
+
+  /** The approved tool call is about to run: true to run it now, false when the person withdrew it. */
+  markToolCallSent(approved: { callId: string; revision: string }): Promise<boolean> {
+    return markToolCallSent(this.state, approved);
+  }
+
+  /** What the approved tool call did, for the person's history in Countersign. */
+  reportToolCallOutcome(report: { callId: string; revision: string; outcome: 'performed' | 'failed'; detail?: string }): Promise<boolean> {
+    return reportToolCallOutcome(this.state, report);
   }
 }

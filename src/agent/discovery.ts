@@ -71,13 +71,16 @@ export function thumbprintOfSocketPath(socketPath: string, platform: string): st
 
 /**
  * Check a socket path given by the caller as discovery checks what it finds: named after a
- * thumbprint (ERR_INPUT_INVALID otherwise) and, on Unix, in a folder only this user can use
+ * thumbprint (ERR_ARGUMENT_INVALID otherwise) and, on Unix, in a folder only this user can use
  * (ERR_SOCKET_DIR_UNSAFE otherwise). Returns the thumbprint in its name.
  */
 export async function checkSocketPath(socketPath: string, platform: string, uid: number): Promise<string> {
   const thumbprint = thumbprintOfSocketPath(socketPath, platform);
   if (thumbprint === undefined) {
-    throw new CountersignError('ERR_INPUT_INVALID', 'socketPath: expected a Countersign bridge socket, named after the extension key\'s thumbprint ("countersign-bridge socket-path <thumbprint>" prints it)');
+    throw new CountersignError(
+      'ERR_ARGUMENT_INVALID',
+      'socketPath: expected a Countersign bridge socket, named after the extension key\'s thumbprint ("countersign-bridge socket-path <thumbprint>" prints it), got a path named otherwise',
+    );
   }
   if (platform !== 'win32' && !(await trustedFolder(path.posix.dirname(socketPath), uid))) {
     throw new CountersignError('ERR_SOCKET_DIR_UNSAFE', `socketPath: ${path.posix.dirname(socketPath)} must be a folder (not a link) of this user that nobody else may use (mode 0700)`);
@@ -94,7 +97,7 @@ async function unixSockets(input: DiscoveryInput): Promise<Map<string, string[]>
       names = await fsp.readdir(dir);
     } catch (error) {
       if (errno(error) === 'ENOENT') continue;
-      throw error;
+      throw new CountersignError('ERR_STORAGE_FAILED', `${dir}: cannot be listed (${errno(error) ?? 'error'})`, { cause: error });
     }
     for (const name of names.sort()) {
       const match = SOCKET_NAME.exec(name);
@@ -136,7 +139,7 @@ export async function listAgentSockets(input: DiscoveryInput): Promise<Map<strin
  * Pick the socket to connect to:
  * - pinned: the pinned extension's socket, wherever it is; ERR_COMPANION_UNAVAILABLE when its
  *   browser is not running the extension (another extension's socket is never used instead);
- * - not pinned: the one socket there is; ERR_COMPANION_UNAVAILABLE for none; ERR_INPUT_INVALID
+ * - not pinned: the one socket there is; ERR_COMPANION_UNAVAILABLE for none; ERR_ARGUMENT_INVALID
  *   for several (pass `socketPath`).
  */
 export async function findAgentSocket(input: DiscoveryInput): Promise<FoundSocket> {
@@ -151,9 +154,10 @@ export async function findAgentSocket(input: DiscoveryInput): Promise<FoundSocke
     throw new CountersignError('ERR_COMPANION_UNAVAILABLE', 'no Countersign extension is running: open the browser with Countersign (and run "countersign-bridge doctor" if it is open)');
   }
   if (sockets.size > 1) {
+    // Which one to pair with is the caller's choice, never a guess: without socketPath the call is incomplete.
     throw new CountersignError(
-      'ERR_INPUT_INVALID',
-      `${sockets.size} Countersign extensions are running (${[...sockets.keys()].join(', ')}): pass socketPath to choose the one to pair with ("countersign-bridge socket-path <thumbprint>")`,
+      'ERR_ARGUMENT_INVALID',
+      `socketPath: expected one, since ${sockets.size} Countersign extensions are running (${[...sockets.keys()].join(', ')}), got none: pass the socket of the one to pair with ("countersign-bridge socket-path <thumbprint>" prints it)`,
     );
   }
   const [thumbprint, paths] = [...sockets][0] as [string, string[]];

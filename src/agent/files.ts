@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CountersignError } from '../protocol/errors';
-import { formatIssues } from '../protocol/issues';
+import { describeZodError } from '../protocol/describe-zod-error';
 
 /**
  * The agent's config folder on disk: where it is by default, how it is created, and how files in
@@ -70,11 +70,16 @@ export async function preparePrivateDir(dir: string, ctx: PrivacyContext): Promi
   try {
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (cause) {
-    throw new CountersignError('ERR_INPUT_INVALID', `configDir: cannot create ${dir} (${errno(cause) ?? 'error'})`, { cause });
+    throw new CountersignError('ERR_STORAGE_FAILED', `configDir: cannot create ${dir} (${errno(cause) ?? 'error'})`, { cause });
   }
-  // stat, not lstat: a config folder that is a link (a dotfiles manager) is fine if its target is ours.
-  const st = await fsp.stat(dir);
-  if (!st.isDirectory()) throw new CountersignError('ERR_INPUT_INVALID', `configDir: ${dir} is not a folder`);
+  let st;
+  try {
+    // stat, not lstat: a config folder that is a link (a dotfiles manager) is fine if its target is ours.
+    st = await fsp.stat(dir);
+  } catch (cause) {
+    throw new CountersignError('ERR_STORAGE_FAILED', `configDir: cannot read ${dir} (${errno(cause) ?? 'error'})`, { cause });
+  }
+  if (!st.isDirectory()) throw new CountersignError('ERR_STORAGE_FAILED', `configDir: expected a folder at ${dir}, got ${st.isFile() ? 'a file' : 'something else'}`);
   if (!posix(ctx.platform)) return;
   if (ctx.uid !== undefined && st.uid !== ctx.uid) {
     throw new CountersignError('ERR_NOT_ALLOWED', `configDir: ${dir} belongs to user ${st.uid}, not to this user (${ctx.uid})`);
@@ -93,7 +98,7 @@ export async function readPrivateFile(file: string, ctx: PrivacyContext): Promis
     st = await fsp.lstat(file);
   } catch (error) {
     if (errno(error) === 'ENOENT') return undefined;
-    throw new CountersignError('ERR_INPUT_INVALID', `${file}: cannot be read (${errno(error) ?? 'error'})`, { cause: error });
+    throw new CountersignError('ERR_STORAGE_FAILED', `${file}: cannot be read (${errno(error) ?? 'error'})`, { cause: error });
   }
   if (!st.isFile()) throw new CountersignError('ERR_NOT_ALLOWED', `${file}: expected a regular file (not a link or a folder)`);
   if (posix(ctx.platform)) {
@@ -102,7 +107,11 @@ export async function readPrivateFile(file: string, ctx: PrivacyContext): Promis
       throw new CountersignError('ERR_NOT_ALLOWED', `${file}: other users may access it (mode ${(st.mode & 0o777).toString(8)}); run "chmod 600 ${file}" if it is yours`);
     }
   }
-  return fsp.readFile(file, 'utf8');
+  try {
+    return await fsp.readFile(file, 'utf8');
+  } catch (cause) {
+    throw new CountersignError('ERR_STORAGE_FAILED', `${file}: cannot be read (${errno(cause) ?? 'error'})`, { cause });
+  }
 }
 
 /**
@@ -124,7 +133,7 @@ export async function writePrivateFileAtomic(file: string, text: string, ctx: Pr
   } catch (cause) {
     await handle?.close().catch(() => undefined);
     await fsp.unlink(temp).catch(() => undefined);
-    throw new CountersignError('ERR_INPUT_INVALID', `${file}: cannot be written (${errno(cause) ?? 'error'})`, { cause });
+    throw new CountersignError('ERR_STORAGE_FAILED', `${file}: cannot be written (${errno(cause) ?? 'error'})`, { cause });
   }
   if (posix(ctx.platform)) {
     // The rename is durable only once the folder entry is on disk. Best effort: some file systems refuse it.
@@ -190,7 +199,7 @@ export async function lockConfigDir(dir: string): Promise<ConfigLock> {
       };
     } catch (error) {
       if (errno(error) !== 'EEXIST') {
-        throw new CountersignError('ERR_INPUT_INVALID', `configDir: cannot create ${file} (${errno(error) ?? 'error'})`, { cause: error });
+        throw new CountersignError('ERR_STORAGE_FAILED', `configDir: cannot create ${file} (${errno(error) ?? 'error'})`, { cause: error });
       }
     }
     const text = await fsp.readFile(file, 'utf8').catch(() => '');
@@ -216,11 +225,11 @@ export async function readJournalFile<S extends z.ZodType>(file: string, ctx: Pr
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new CountersignError('ERR_INPUT_INVALID', `${file}: not JSON; move it aside to start a new journal`, { cause });
+    throw new CountersignError('ERR_STORAGE_FAILED', `${file}: expected JSON, got text that is not; move it aside to start a new journal`, { cause });
   }
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (!parsed.success) {
-    throw new CountersignError('ERR_INPUT_INVALID', `${formatIssues(name, parsed.error.issues)}; move it aside to start a new journal`, { cause: parsed.error });
+    throw new CountersignError('ERR_STORAGE_FAILED', `${describeZodError(parsed.error, name)}; move it aside to start a new journal`, { cause: parsed.error });
   }
   return parsed.data;
 }

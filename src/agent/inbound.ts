@@ -3,6 +3,7 @@ import { CountersignError, isCountersignError } from '../protocol/errors';
 import { CompanionError } from './companion-types';
 import { unavailable, type CompanionState, type ErrorMessage } from './companion-state';
 import { onDecision, onWithdrawn } from './approval-flight';
+import { onToolCallDecision, onToolCallWithdrawn } from './tool-call-flight';
 import { onHandshake } from './handshake';
 import type { LinkHandlers } from './link';
 
@@ -28,7 +29,9 @@ function enqueue(state: CompanionState, message: AgentInboundMessage): void {
   state.inbound = state.inbound
     .then(() => dispatch(state, message))
     .catch((error: unknown) => {
-      state.events.emit('protocolError', isCountersignError(error) ? error : new CountersignError('ERR_INPUT_INVALID', 'an inbound message could not be handled', { cause: error }));
+      // The handlers' own refusals are CountersignErrors already; what else fails under them is
+      // the journal or a key file on disk.
+      state.events.emit('protocolError', isCountersignError(error) ? error : new CountersignError('ERR_STORAGE_FAILED', 'an inbound message could not be handled', { cause: error }));
     });
 }
 
@@ -39,9 +42,14 @@ function enqueueGone(state: CompanionState, error: CountersignError): void {
 async function dispatch(state: CompanionState, m: AgentInboundMessage): Promise<void> {
   if (state.handshake !== undefined) return onHandshake(state, state.handshake, m);
   switch (m.type) {
-    case 'decision':
+    case 'decision': {
+      const waiter = state.waiters.get(m.id);
+      if (waiter?.kind === 'tool_call') return onToolCallDecision(state, waiter.flight, m);
       return onDecision(state, m);
+    }
     case 'withdrawn':
+      // A tool call's approval (this connection's own) or an operation's (the journal's).
+      if (onToolCallWithdrawn(state, m.operation_id, m.revision)) return;
       return onWithdrawn(state, m.operation_id, m.revision);
     case 'ack': {
       const waiter = state.waiters.get(m.id);
@@ -80,7 +88,7 @@ function onError(state: CompanionState, m: ErrorMessage): void {
     const waiter = state.waiters.get(m.id);
     if (waiter === undefined) return void state.events.emit('protocolError', error);
     state.waiters.delete(m.id);
-    if (waiter.kind === 'approval') waiter.flight.finish(error);
+    if (waiter.kind === 'approval' || waiter.kind === 'tool_call') waiter.flight.finish(error);
     else if (waiter.kind === 'ack') waiter.done({ kind: 'refused', error });
     else waiter.reject(error);
     return;

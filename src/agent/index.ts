@@ -17,6 +17,10 @@ export {
   type SessionContext,
 } from './companion';
 export { CONFIG_DIR_NAME, defaultConfigDir } from './files';
+export type { RequestToolCallApprovalInput, ToolCallApprovalResult } from './tool-call-flight';
+// Tool calls (countersign-mcp): what the person approves, and how a decision about one is checked.
+export { toolCallSummary, toolCallRevision, type ToolCall, type ToolServer } from '../protocol/tool-call';
+export { verifyToolCallDecision, type ToolCallClaims } from '../protocol/tool-call-decision';
 export { checkSocketPath, findAgentSocket, listAgentSockets, socketFolders, thumbprintOfSocketPath, type FoundSocket } from './discovery';
 export { KEY_FILE, PIN_FILE } from './keys';
 export { JOURNAL_FILE, OUTCOMES, type Outcome } from './journal';

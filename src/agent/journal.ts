@@ -1,10 +1,10 @@
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { companySchema, nonceSchema } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
 import { idSchema } from '../protocol/id';
-import { formatIssues } from '../protocol/issues';
+import { describeZodError } from '../protocol/describe-zod-error';
 import { checkRfc3339, deadlineOf } from '../protocol/rfc3339';
 import { readPrivateFile, writePrivateFileAtomic, type PrivacyContext } from './files';
 
@@ -142,14 +142,14 @@ function expiresMs(entry: Pick<JournalEntry, 'expires_at'>): number {
 }
 
 function damaged(file: string, what: string, cause?: unknown): CountersignError {
-  return new CountersignError('ERR_INPUT_INVALID', `${file}: ${what}; move it aside to start a new journal`, { cause });
+  return new CountersignError('ERR_STORAGE_FAILED', `${file}: ${what}; move it aside to start a new journal`, { cause });
 }
 
 /** `value` checked against `schema`; `where` is the line ("line 3: ") or nothing, `root` what the line holds. */
 function checked<S extends z.ZodType>(schema: S, value: unknown, file: string, where: string, root: string): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
-  throw damaged(file, `${where}${formatIssues(root, parsed.error.issues)}`, parsed.error);
+  throw damaged(file, `${where}${describeZodError(parsed.error, root)}`, parsed.error);
 }
 
 /** JSON.parse, or `undefined` when `text` is not JSON (no JSON line is the bare word undefined). */
@@ -181,7 +181,8 @@ async function appendDurably(file: string, data: Buffer): Promise<void> {
     let offset = 0;
     while (offset < data.length) {
       const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-      if (bytesWritten <= 0) throw new Error('write made no progress');
+      // Caught by the caller, which rewrites the file whole; typed all the same, like every throw here.
+      if (bytesWritten <= 0) throw new CountersignError('ERR_STORAGE_FAILED', `${file}: expected the append to write bytes, got none written`);
       offset += bytesWritten;
     }
     await handle.datasync();
@@ -315,7 +316,7 @@ export class Journal {
     if (first === undefined) {
       // Format 1 was written indented, over many lines: the whole file is one JSON document.
       const whole = parseJson(text);
-      if (whole === undefined) throw damaged(this.file, 'not JSON');
+      if (whole === undefined) throw damaged(this.file, 'expected JSON, got text that is not');
       this.loadState(checked(v1FileSchema, whole, this.file, '', 'journal'));
       this.rewriteNext = true;
       return;
@@ -323,7 +324,7 @@ export class Journal {
     const head = checked(firstLineSchema, first, this.file, 'line 1: ', 'snapshot');
     this.loadState(head);
     if (head.v === 1) {
-      if (newline !== -1 && text.slice(newline + 1).trim() !== '') throw damaged(this.file, 'text after a format 1 journal');
+      if (newline !== -1 && text.slice(newline + 1).trim() !== '') throw damaged(this.file, 'expected nothing after a format 1 journal, got more text');
       this.rewriteNext = true;
       return;
     }
@@ -341,7 +342,7 @@ export class Journal {
     lines.forEach((line, index) => {
       const where = `line ${index + 2}: `;
       const value = parseJson(line);
-      if (value === undefined) throw damaged(this.file, `${where}not JSON`);
+      if (value === undefined) throw damaged(this.file, `${where}expected JSON, got text that is not`);
       this.replay(checked(changeSchema, value, this.file, where, 'change'), where);
     });
     if (last === '') return;
@@ -366,7 +367,7 @@ export class Journal {
     // refers to nothing means lines are missing, and the journal cannot be trusted.
     if (this.apply(change)) return;
     const about = change.t === 'sent' || change.t === 'outcome' ? ` of ${change.operation_id} ${change.revision}` : '';
-    throw damaged(this.file, `${where}${change.t}${about} for a decision that was never recorded`);
+    throw damaged(this.file, `${where}${change.t}${about}: expected a decision recorded before it, got none`);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -412,8 +413,10 @@ export class Journal {
    * whole journal unreadable), apply it to memory, and write it.
    */
   private change(input: z.input<typeof changeSchema>): Promise<void> {
-    const parsed = changeSchema.safeParse(input);
-    if (!parsed.success) return Promise.reject(new CountersignError('ERR_INPUT_INVALID', formatIssues('journal', parsed.error.issues), { cause: parsed.error }));
+    // A change the reader would refuse comes from the caller (an outcome detail too long, a
+    // date that is not one), not from the disk: refused as the caller's, before anything is written.
+    const parsed = changeSchema.safeParse(input, { reportInput: true });
+    if (!parsed.success) return Promise.reject(new CountersignError('ERR_ARGUMENT_INVALID', describeZodError(parsed.error, 'journal'), { cause: parsed.error }));
     const change = parsed.data;
     this.apply(change);
     // The decision's own line carries its nonce.

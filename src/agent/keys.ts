@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   B64U_32_PATTERN,
   agentAuthInput,
@@ -11,7 +11,7 @@ import {
 } from '../protocol/bridge';
 import { generateSigningKeyPair } from '../protocol/decision';
 import { CountersignError, isCountersignError } from '../protocol/errors';
-import { formatIssues } from '../protocol/issues';
+import { describeZodError } from '../protocol/describe-zod-error';
 import { readPrivateFile, writePrivateFileAtomic, type PrivacyContext } from './files';
 
 /**
@@ -86,7 +86,8 @@ async function importAgentKey(jwk: PrivateJwk, file: string): Promise<AgentKey> 
     privateKey = await s.importKey('jwk', { ...jwk, ext: false }, algorithm, false, ['sign']);
     const publicKey = await s.importKey('jwk', publicJwk, algorithm, false, ['verify']);
     const signature = await s.sign(signParams, privateKey, PROBE);
-    if (!(await s.verify(signParams, publicKey, signature, PROBE))) throw new Error('private and public halves do not match');
+    // Caught just below and given the file's name; typed all the same, like every throw here.
+    if (!(await s.verify(signParams, publicKey, signature, PROBE))) throw new CountersignError('ERR_KEY_INVALID', 'private_jwk: expected the private half of the public key beside it, got another key');
   } catch (cause) {
     throw new CountersignError('ERR_KEY_INVALID', `${file}: not a usable key pair (remove it to make a new one, then pair again)`, { cause });
   }
@@ -102,15 +103,16 @@ async function importAgentKey(jwk: PrivateJwk, file: string): Promise<AgentKey> 
   };
 }
 
-function parseJsonFile<S extends z.ZodType>(schema: S, text: string, file: string, code: 'ERR_KEY_INVALID' | 'ERR_INPUT_INVALID'): z.output<S> {
+/** A key or pin file, parsed: ERR_KEY_INVALID when it is not one, since what it holds is a key. */
+function parseKeyFile<S extends z.ZodType>(schema: S, text: string, file: string): z.output<S> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (cause) {
-    throw new CountersignError(code, `${file}: not JSON`, { cause });
+    throw new CountersignError('ERR_KEY_INVALID', `${file}: expected JSON, got text that is not`, { cause });
   }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new CountersignError(code, formatIssues(path.basename(file), parsed.error.issues), { cause: parsed.error });
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (!parsed.success) throw new CountersignError('ERR_KEY_INVALID', describeZodError(parsed.error, path.basename(file)), { cause: parsed.error });
   return parsed.data;
 }
 
@@ -122,7 +124,7 @@ function parseJsonFile<S extends z.ZodType>(schema: S, text: string, file: strin
 export async function loadOrCreateAgentKey(dir: string, ctx: PrivacyContext): Promise<AgentKey> {
   const file = path.join(dir, KEY_FILE);
   const text = await readPrivateFile(file, ctx);
-  if (text !== undefined) return importAgentKey(parseJsonFile(keyFileSchema, text, file, 'ERR_KEY_INVALID').private_jwk, file);
+  if (text !== undefined) return importAgentKey(parseKeyFile(keyFileSchema, text, file).private_jwk, file);
 
   const pair = await generateSigningKeyPair({ extractable: true });
   let exported: JsonWebKey;
@@ -148,7 +150,7 @@ export async function loadPinnedKey(dir: string, ctx: PrivacyContext): Promise<P
   const file = path.join(dir, PIN_FILE);
   const text = await readPrivateFile(file, ctx);
   if (text === undefined) return undefined;
-  const pin = parseJsonFile(pinFileSchema, text, file, 'ERR_KEY_INVALID');
+  const pin = parseKeyFile(pinFileSchema, text, file);
   let thumbprint: string;
   try {
     thumbprint = await jwkThumbprint(pin.extension_key);
@@ -162,8 +164,8 @@ export async function loadPinnedKey(dir: string, ctx: PrivacyContext): Promise<P
 
 /** Pin the extension's key (after the person confirmed the pairing code), atomically. */
 export async function savePinnedKey(dir: string, key: BridgePublicJwk, ctx: PrivacyContext): Promise<PinnedKey> {
-  const parsed = bridgePublicJwkSchema.safeParse(key);
-  if (!parsed.success) throw new CountersignError('ERR_KEY_INVALID', formatIssues('extension_key', parsed.error.issues), { cause: parsed.error });
+  const parsed = bridgePublicJwkSchema.safeParse(key, { reportInput: true });
+  if (!parsed.success) throw new CountersignError('ERR_KEY_INVALID', describeZodError(parsed.error, 'extension_key'), { cause: parsed.error });
   const thumbprint = await jwkThumbprint(parsed.data);
   const record: z.input<typeof pinFileSchema> = {
     v: 1,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { approvalSchema, type Approval } from '../protocol/approval';
 import { canonicalJson } from '../protocol/canonical-json';
 import { idSchema } from '../protocol/id';

@@ -1,11 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseExtensionsHeader, formatExtensionsHeader, supportsOperationsV2 } from '../protocol/advertising-support';
 import type { Approval } from '../protocol/approval';
-import { canonicalJson } from '../protocol/canonical-json';
 import { companyFromPoppyJson, type Company } from '../protocol/company';
 import { CountersignError, isCountersignError } from '../protocol/errors';
-import { isId } from '../protocol/id';
-import { isPlainObject } from '../protocol/json';
+import { ID_RULE, isId } from '../protocol/id';
+import { describeValue } from '../protocol/issues';
+import { isPlainObject, toJsonValue } from '../protocol/json';
 import type { Operation } from '../protocol/operation';
 import type { ApprovalResult, Companion, RequestContext, SessionContext } from './companion';
 import type { Outcome } from './journal';
@@ -222,7 +222,8 @@ function contextOf(stored: StoredRequest): RequestContext {
 }
 
 function approvalOf(entry: PerformEntry): Approval {
-  if (entry.approval === undefined) throw new CountersignError('ERR_INPUT_INVALID', `journal: operation ${entry.operation_id} has no approval in state ${entry.state}`);
+  // The journal writes an approval with every state that needs one: without it, the file is damaged.
+  if (entry.approval === undefined) throw new CountersignError('ERR_STORAGE_FAILED', `journal: operation ${entry.operation_id} in state ${entry.state}: expected its approval, got none`);
   return entry.approval;
 }
 
@@ -585,15 +586,20 @@ async function fetchPoppyJson(origin: string, fetcher: FetchLike, retry: Require
 }
 
 async function prepare(input: PerformCommon & { approvalIdempotencyKey?: 'fresh' | 'none'; replyTimeoutMs?: number }, extraHeaders?: Record<string, string>): Promise<Prepared & { firstIdempotencyKey: string | undefined }> {
-  if (input.companion === undefined || typeof input.companion.requestApproval !== 'function') throw new CountersignError('ERR_INPUT_INVALID', 'companion: expected a Companion');
+  if (input.companion === undefined || typeof input.companion.requestApproval !== 'function') {
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `companion: expected a Companion, got ${describeValue(input.companion)}`);
+  }
   const retry: Required<RetryOptions> = { ...DEFAULT_RETRY, ...(input.retry ?? {}) };
   for (const [key, value] of Object.entries(retry)) {
-    if (!Number.isFinite(value) || value < 0 || (key === 'attempts' && (!Number.isInteger(value) || value < 1))) throw new CountersignError('ERR_INPUT_INVALID', `retry.${key}: expected a number ≥ ${key === 'attempts' ? 1 : 0}`);
+    if (!Number.isFinite(value) || value < 0 || (key === 'attempts' && (!Number.isInteger(value) || value < 1))) {
+      const wanted = key === 'attempts' ? 'a whole number ≥ 1' : 'a number ≥ 0';
+      throw new CountersignError('ERR_ARGUMENT_INVALID', `retry.${key}: expected ${wanted}, got ${typeof value === 'number' ? String(value) : describeValue(value)}`);
+    }
   }
   input.signal?.throwIfAborted();
   const fetcher: FetchLike = input.fetch ?? ((url, init) => fetch(url, init));
   const origin = input.company?.origin;
-  if (typeof origin !== 'string') throw new CountersignError('ERR_INPUT_INVALID', 'company.origin: expected a serialized origin such as https://shop.example');
+  if (typeof origin !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `company.origin: expected a serialized origin such as https://shop.example, got ${describeValue(origin)}`);
   const poppyJson = input.poppyJson ?? (await fetchPoppyJson(origin, fetcher, retry, input.signal));
   // Section 2: "The extension is used only when the Company lists operations with version "2"".
   const declared = supportsOperationsV2(poppyJson);
@@ -601,14 +607,21 @@ async function prepare(input: PerformCommon & { approvalIdempotencyKey?: 'fresh'
   const company = companyFromPoppyJson(input.company.name === undefined ? poppyJson : { organization: { name: input.company.name } }, origin);
 
   const all = lower({ ...(input.headers ?? {}), ...(extraHeaders ?? {}) });
-  if (all.has('poppy-approval')) throw new CountersignError('ERR_INPUT_INVALID', 'headers: Poppy-Approval is sent by perform, with the approval the User gave');
+  if (all.has('poppy-approval')) {
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'headers: expected no Poppy-Approval (perform sends it, with the approval the User gave), got one');
+  }
   const headers: Record<string, string> = {};
   for (const [key, [name, value]] of all) if (!MANAGED.has(key)) headers[name] = value;
   // Other extensions the caller declares stay; operations v2 is declared by us, and only when the Company lists it.
   let extensionsHeader = declared ? formatExtensionsHeader() : undefined;
   const theirs = all.get('poppy-extensions')?.[1];
   if (theirs !== undefined && theirs.trim() !== '') {
-    if (parseExtensionsHeader(theirs)) throw new CountersignError('ERR_INPUT_INVALID', 'headers: leave the operations extension out of Poppy-Extensions; perform declares it when the Company lists it (section 2)');
+    if (parseExtensionsHeader(theirs)) {
+      throw new CountersignError(
+        'ERR_ARGUMENT_INVALID',
+        'headers: expected a Poppy-Extensions without the operations extension (perform declares it when the Company lists it, section 2), got one with it',
+      );
+    }
     extensionsHeader = extensionsHeader === undefined ? theirs : `${theirs}, ${extensionsHeader}`;
   }
 
@@ -650,7 +663,7 @@ async function prepare(input: PerformCommon & { approvalIdempotencyKey?: 'fresh'
 }
 
 function failNoJournal(): never {
-  throw new CountersignError('ERR_INPUT_INVALID', 'journalDir: needed when the companion has no configDir');
+  throw new CountersignError('ERR_ARGUMENT_INVALID', 'journalDir: expected a folder, since the companion has no configDir, got nothing');
 }
 
 /** An interface URL from poppy.json's `interfaces` (the reference Company's member), else under the origin. */
@@ -687,22 +700,22 @@ function withAdapters(prepared: Prepared, iface: StoredRequest['interface'], opt
 /**
  * Perform an API request that may need the User's approval (sections 4 and 6, "APIs").
  *
- * Throws CountersignError for bad input (ERR_INPUT_INVALID), an unreadable poppy.json
+ * Throws CountersignError for bad input (ERR_ARGUMENT_INVALID), an unreadable poppy.json
  * (ERR_POPPY_JSON_INVALID), an unusable operation (ERR_OPERATION_INVALID), and the companion's
  * errors (ERR_AGENT_NOT_PAIRED, ERR_DECISION_*...); rejects with the signal's reason when aborted
  * (the journal keeps any approval in flight: call again to resume).
  */
 export async function performApi(input: PerformApiInput): Promise<PerformResult<ApiResponse>> {
   const request = input.request;
-  if (!isPlainObject(request) || typeof request.method !== 'string' || typeof request.url !== 'string') {
-    throw new CountersignError('ERR_INPUT_INVALID', 'request: expected { method, url, body?, headers? }');
-  }
+  if (!isPlainObject(request)) throw new CountersignError('ERR_ARGUMENT_INVALID', `request: expected { method, url, body?, headers? }, got ${describeValue(request)}`);
+  if (typeof request.method !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `request.method: expected an HTTP method, got ${describeValue(request.method)}`);
+  const url = absoluteUrl(request.url, 'request.url');
   const prepared = await prepare(input, request.headers);
-  if (request.body !== undefined) canonicalCheck(request.body, 'request.body');
+  if (request.body !== undefined) jsonCheck(request.body, 'request.body');
   const stored: StoredRequest = {
     interface: 'api',
     method: request.method,
-    url: new URL(request.url).href,
+    url,
     ...(request.body === undefined ? {} : { body: request.body as never }),
     ...(prepared.contentType === undefined ? {} : { content_type: prepared.contentType }),
   };
@@ -713,12 +726,11 @@ export async function performApi(input: PerformApiInput): Promise<PerformResult<
 
 /** Call an MCP tool that may need the User's approval (sections 4 and 6, "MCP"). Throws as performApi. */
 export async function performTool(input: PerformToolInput): Promise<PerformResult<CallToolResult>> {
-  if (typeof input.tool !== 'string' || input.tool === '' || !isPlainObject(input.arguments)) {
-    throw new CountersignError('ERR_INPUT_INVALID', 'tool and arguments: expected a tool name and an arguments object');
-  }
-  canonicalCheck(input.arguments, 'arguments');
+  if (typeof input.tool !== 'string' || input.tool === '') throw new CountersignError('ERR_ARGUMENT_INVALID', `tool: expected a tool name, got ${describeValue(input.tool)}`);
+  if (!isPlainObject(input.arguments)) throw new CountersignError('ERR_ARGUMENT_INVALID', `arguments: expected an object, got ${describeValue(input.arguments)}`);
+  jsonCheck(input.arguments, 'arguments');
   const prepared = await prepare(input);
-  const serverUrl = new URL(input.serverUrl ?? interfaceUrl(prepared.poppyJson, 'mcp', prepared.ctx.company.origin)).href;
+  const serverUrl = absoluteUrl(input.serverUrl ?? interfaceUrl(prepared.poppyJson, 'mcp', prepared.ctx.company.origin), 'serverUrl');
   const stored: StoredRequest = { interface: 'mcp', server_url: serverUrl, tool: input.tool, arguments: input.arguments as never };
   const mcp: McpOptions = { ...(input.clientInfo === undefined ? {} : { clientInfo: input.clientInfo }), ...(input.meta === undefined ? {} : { meta: input.meta }) };
   const ctx = withAdapters(prepared, 'mcp', { mcp });
@@ -732,12 +744,15 @@ export async function performTool(input: PerformToolInput): Promise<PerformResul
  * Throws as performApi.
  */
 export async function performConversation(input: PerformConversationInput): Promise<PerformResult<ConversationResponse>> {
-  if (typeof input.findOutcome !== 'function') throw new CountersignError('ERR_INPUT_INVALID', 'findOutcome: required for conversations (the Company Agent reports in words)');
-  if (!isId(input.conversationId)) throw new CountersignError('ERR_INPUT_INVALID', 'conversationId: expected an ID');
-  if (!isPlainObject(input.message) || typeof input.message.text !== 'string') throw new CountersignError('ERR_INPUT_INVALID', 'message: expected { id?, text }');
-  if (input.message.id !== undefined && !isId(input.message.id)) throw new CountersignError('ERR_INPUT_INVALID', 'message.id: expected an ID');
+  if (typeof input.findOutcome !== 'function') {
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `findOutcome: expected a function (the Company Agent reports in words), got ${describeValue(input.findOutcome)}`);
+  }
+  if (!isId(input.conversationId)) throw new CountersignError('ERR_ARGUMENT_INVALID', `conversationId: expected ${ID_RULE}, got ${describeValue(input.conversationId)}`);
+  if (!isPlainObject(input.message)) throw new CountersignError('ERR_ARGUMENT_INVALID', `message: expected { id?, text }, got ${describeValue(input.message)}`);
+  if (typeof input.message.text !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `message.text: expected a string, got ${describeValue(input.message.text)}`);
+  if (input.message.id !== undefined && !isId(input.message.id)) throw new CountersignError('ERR_ARGUMENT_INVALID', `message.id: expected ${ID_RULE}, got ${describeValue(input.message.id)}`);
   const prepared = await prepare(input);
-  const endpoint = new URL(input.conversationsUrl ?? interfaceUrl(prepared.poppyJson, 'conversations', prepared.ctx.company.origin)).href.replace(/\/+$/, '');
+  const endpoint = absoluteUrl(input.conversationsUrl ?? interfaceUrl(prepared.poppyJson, 'conversations', prepared.ctx.company.origin), 'conversationsUrl').replace(/\/+$/, '');
   const stored: StoredRequest = { interface: 'conversation', endpoint, conversation_id: input.conversationId, message_id: input.message.id ?? freshMessageId() };
   const conversation: ConversationOptions = { text: input.message.text, approvalText: input.approvalText };
   const ctx = withAdapters(prepared, 'conversation', { conversation });
@@ -758,14 +773,21 @@ export function performWithApproval(input: PerformInput): Promise<PerformResult<
     case 'conversation':
       return performConversation(input);
     default:
-      return Promise.reject(new CountersignError('ERR_INPUT_INVALID', 'interface: expected "api", "mcp" or "conversation"'));
+      return Promise.reject(new CountersignError('ERR_ARGUMENT_INVALID', `interface: expected "api", "mcp" or "conversation", got ${describeValue((input as { interface?: unknown } | undefined)?.interface)}`));
   }
 }
 
-function canonicalCheck(value: unknown, name: string): void {
+/** `value` is JSON data the journal can store and the request can carry; the message names the member that is not. */
+function jsonCheck(value: unknown, name: string): void {
+  toJsonValue(value, 'ERR_ARGUMENT_INVALID', name);
+}
+
+/** `value` as an absolute URL (href), or the caller's error: `new URL` would throw a bare TypeError. */
+function absoluteUrl(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}: expected an absolute URL, got ${describeValue(value)}`);
   try {
-    canonicalJson(value);
+    return new URL(value).href;
   } catch (cause) {
-    throw new CountersignError('ERR_INPUT_INVALID', `${name}: expected JSON data`, { cause });
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}: expected an absolute URL, got a string that is not one`, { cause });
   }
 }

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { agentSocketCandidates } from '../protocol/bridge';
-import { isCountersignError } from '../protocol/errors';
+import { CountersignError, isCountersignError } from '../protocol/errors';
 import { BROWSER_IDS, isBrowserId, pathApi, type BrowserId } from './browsers';
 import { doctor, formatFindings } from './doctor';
 import { BridgeHost } from './host';
@@ -82,7 +82,12 @@ interface Parsed {
   positional: string[];
 }
 
-class UsageError extends Error {}
+/** A command line the bridge cannot run: printed with the usage, never escaping runCli. Typed like every other throw. */
+class UsageError extends CountersignError {
+  constructor(message: string) {
+    super('ERR_ARGUMENT_INVALID', message);
+  }
+}
 
 function parseOptions(args: readonly string[], allowed: ReadonlySet<string>, cwd: string, platform: Platform): Parsed {
   const parsed: Parsed = { browsers: 'all', link: false, json: false, flatpak: false, positional: [] };

@@ -70,14 +70,16 @@ function missingManifest(reg: Registration): Finding {
 function readManifest(reg: Registration, manifestPath: string): Checked<Record<string, unknown>> {
   const { ctx, check } = reg;
   const notFound = reports(check.browser, 'not-found');
-  let manifest: Record<string, unknown>;
+  let value: unknown;
   try {
-    const value = JSON.parse(ctx.fs.readText(manifestPath)) as unknown;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
-    manifest = value as Record<string, unknown>;
+    value = JSON.parse(ctx.fs.readText(manifestPath));
   } catch {
+    // Unreadable or not JSON: the same finding as JSON that is not an object, just below.
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { finding: registrationError(reg, `${manifestPath} is not a JSON object; the browser ignores it and ${notFound}`) };
   }
+  const manifest = value as Record<string, unknown>;
   if (manifest['name'] !== NATIVE_HOST_NAME) {
     return { finding: registrationError(reg, `${manifestPath}: "name" must be "${NATIVE_HOST_NAME}" (the file name and connectNative use it); ${notFound}`) };
   }

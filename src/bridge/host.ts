@@ -277,7 +277,8 @@ export class BridgeHost {
     try {
       frame = encodeJsonFrame(message, 'BE');
     } catch (error) {
-      this.bridgeError(isCountersignError(error) ? error : new CountersignError('ERR_INPUT_INVALID', 'message cannot be relayed', { cause: error }), { conn, id });
+      // encodeJsonFrame throws only CountersignErrors; anything else is this bridge failing, which to the extension is the other side failing.
+      this.bridgeError(isCountersignError(error) ? error : new CountersignError('ERR_REMOTE', 'message cannot be relayed', { cause: error }), { conn, id });
       return;
     }
     this.writeAgent(agent, frame);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../extension/manifest-key';
 import { NATIVE_HOST_NAME } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
@@ -238,7 +238,7 @@ function orList(items: readonly string[]): string {
 function resolveTargets(ctx: InstallContext, options: InstallOptions): Target[] {
   const given = options.extensionId;
   if (given !== undefined && !CHROMIUM_ID_PATTERN.test(given) && !FIREFOX_ID_PATTERN.test(given)) {
-    throw new CountersignError('ERR_INPUT_INVALID', '--extension-id: expected a Chromium id (32 letters a-p) or a Firefox add-on id (name@domain or {GUID})');
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `--extension-id: expected a Chromium id (32 letters a-p) or a Firefox add-on id (name@domain or {GUID}), got ${JSON.stringify(given)}`);
   }
   if (options.userDataDir !== undefined) return [customProfileTarget(ctx, options, options.userDataDir)];
   if (options.flatpak === true) return flatpakTargets(ctx, options);
@@ -250,12 +250,13 @@ function customProfileTarget(ctx: InstallContext, options: InstallOptions, userD
   if (ctx.platform === 'win32') {
     throw new CountersignError('ERR_UNSUPPORTED_PLATFORM', '--user-data-dir: on Windows Chromium finds hosts through the registry only; install without it');
   }
-  if (!pathApi(ctx.platform).isAbsolute(userDataDir)) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir: expected an absolute path');
-  if (options.flatpak === true) throw new CountersignError('ERR_INPUT_INVALID', '--user-data-dir and --flatpak: choose one');
+  if (!pathApi(ctx.platform).isAbsolute(userDataDir)) throw new CountersignError('ERR_ARGUMENT_INVALID', `--user-data-dir: expected an absolute path, got ${JSON.stringify(userDataDir)}`);
+  if (options.flatpak === true) throw new CountersignError('ERR_ARGUMENT_INVALID', '--user-data-dir and --flatpak: expected one of them, got both; choose one');
   const list = options.browsers === undefined || options.browsers === 'all' ? [DEFAULT_CUSTOM_PROFILE_BROWSER] : options.browsers;
   const browser = list[0];
   if (list.length !== 1 || browser === undefined || !isChromiumBrowser(browser)) {
-    throw new CountersignError('ERR_INPUT_INVALID', `--user-data-dir: name one Chromium browser (${orList(CHROMIUM_BROWSER_IDS)}), or none`);
+    const got = list.length === 0 ? 'an empty list' : list.join(', ');
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `--user-data-dir: expected one Chromium browser or none, got ${got}: name one Chromium browser (${orList(CHROMIUM_BROWSER_IDS)}), or none`);
   }
   return { browser, manifestPath: customProfileManifestPath(userDataDir, ctx.platform), userDataDir, extensionId: extensionIdFor(browser, options.extensionId) };
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
+import { describeZodError } from '../protocol/describe-zod-error';
 import { isCountersignError, parseApprovalHeader, type Approval } from '../protocol/index';
 import { cancelPlan, exchangePlan, orderAccess, orderView, subscriptionAccess, subscriptionView, type Access } from './actions';
 import { apiAnswer, dropConnection, readJson, sendJson, sendRefusal, type CompanyContext } from './http';
@@ -42,9 +43,8 @@ function accessRefusal<T>(access: Access<T> & { ok: false }): Refusal {
   return { status: access.error.status, body: { error: access.error.error, error_description: access.error.description } };
 }
 
-function invalidBody(issues: z.core.$ZodIssue[]): Refusal {
-  const text = issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : 'body'}: ${i.message}`).join('; ');
-  return { status: 400, body: { error: 'invalid_request', error_description: text } };
+function invalidBody(error: z.ZodError): Refusal {
+  return { status: 400, body: { error: 'invalid_request', error_description: describeZodError(error, 'body') } };
 }
 
 type ApprovalResult = { ok: true; approval: Approval | undefined } | { ok: false; refusal: Refusal };
@@ -126,9 +126,9 @@ export async function handleApi(context: CompanyContext, req: IncomingMessage, r
       await sendRefusal(context, res, body.refusal);
       return true;
     }
-    const parsed = exchangeBodySchema.safeParse(body.value);
+    const parsed = exchangeBodySchema.safeParse(body.value, { reportInput: true });
     if (!parsed.success) {
-      await sendRefusal(context, res, invalidBody(parsed.error.issues));
+      await sendRefusal(context, res, invalidBody(parsed.error));
       return true;
     }
     const plan = exchangePlan(context, access.value, { orderId: access.value.id, itemId: parsed.data.item_id, replacementSku: parsed.data.replacement_sku });
@@ -150,9 +150,9 @@ export async function handleApi(context: CompanyContext, req: IncomingMessage, r
     await sendRefusal(context, res, body.refusal);
     return true;
   }
-  const parsed = cancelBodySchema.safeParse(body.value);
+  const parsed = cancelBodySchema.safeParse(body.value, { reportInput: true });
   if (!parsed.success) {
-    await sendRefusal(context, res, invalidBody(parsed.error.issues));
+    await sendRefusal(context, res, invalidBody(parsed.error));
     return true;
   }
   const plan = cancelPlan(context, access.value, { atPeriodEnd: parsed.data?.at_period_end ?? true });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
+import { describeZodError } from '../protocol/describe-zod-error';
 import { approvalFromMessage, idSchema, isCountersignError, type Approval, type JsonObject, type Operation } from '../protocol/index';
 import { exchangePlan, orderAccess } from './actions';
 import { SIZES, dollars, productLabel, sizeWord, type Order, type Size } from './catalog';
@@ -311,9 +312,9 @@ export class Conversations {
       await sendRefusal(context, res, body.refusal);
       return true;
     }
-    const parsed = messageSchema.safeParse(body.value);
+    const parsed = messageSchema.safeParse(body.value, { reportInput: true });
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((i) => `message.${i.path.join('.')}: ${i.message}`).join('; ');
+      const detail = describeZodError(parsed.error, 'message');
       await sendRefusal(context, res, { status: 400, body: { error: 'invalid_message', error_description: detail } });
       return true;
     }

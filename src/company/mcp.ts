@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { approvalFromMeta, isCountersignError, isPlainObject, type Approval } from '../protocol/index';
 import { cancelPlan, exchangePlan, orderAccess, subscriptionAccess, type Access } from './actions';
 import { apiAnswer, delay, dropConnection, readBody, sendJson, sendRefusal, type CompanyContext } from './http';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalJson, type Approval, type JsonObject, type Operation } from '../protocol/index';
+import { CountersignError, canonicalJson, type Approval, type JsonObject, type Operation } from '../protocol/index';
 import type { CompanyFaults } from './faults';
 import { approvableScopes, primaryScope, type Caller, type Scope } from './session';
 
@@ -306,7 +306,8 @@ export class Operations {
    * turn to its first await before any other request).
    */
   perform(decision: PerformDecision): Promise<Performed> {
-    if (this.#records.has(decision.operationId)) throw new Error(`operation ${decision.operationId} is already recorded`);
+    // Section 7, at most once: the callers check first, so this is the last guard, typed like every refusal.
+    if (this.#records.has(decision.operationId)) throw new CountersignError('ERR_NOT_ALLOWED', `operation ${decision.operationId}: already recorded, so never performed again`);
     let settle!: () => void;
     const hold = Math.max(0, this.#faults.holdPerformMs);
     const record: OperationRecord = {

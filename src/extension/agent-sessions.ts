@@ -15,6 +15,7 @@ import {
 } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
 import type { AgentReply, ApprovalQueue } from './approval-queue';
+import { toolCallAsRequest } from './tool-call-request';
 import type { AgentProblem } from './snapshot';
 import type { Store, StoredKeyPair } from './store';
 
@@ -229,7 +230,8 @@ export class AgentSessions {
     try {
       await this.handle(connection, parsed.message);
     } catch (error) {
-      const e = error instanceof CountersignError ? error : new CountersignError('ERR_INPUT_INVALID', 'request could not be handled', { cause: error });
+      // Not the agent's fault and not one of our refusals (IndexedDB, WebCrypto, a bug): to the agent, the other side failed.
+      const e = error instanceof CountersignError ? error : new CountersignError('ERR_REMOTE', 'request could not be handled', { cause: error });
       this.error(conn, e.code, e.message, requestIdOf(raw));
     }
   }
@@ -248,6 +250,8 @@ export class AgentSessions {
       case 'pair_reveal':
         return this.onPairReveal(c, m);
       case 'approval_request':
+        return this.onApprovalRequest(c, m);
+      case 'tool_call_request':
         return this.onApprovalRequest(c, m);
       case 'approval_cancel': {
         this.authenticated(c);
@@ -384,13 +388,13 @@ export class AgentSessions {
     this.deps.pairingsChanged();
   }
 
-  private async onApprovalRequest(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'approval_request' }>): Promise<void> {
+  private async onApprovalRequest(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'approval_request' | 'tool_call_request' }>): Promise<void> {
     const who = this.authenticated(c);
     const agent = await this.deps.store.getAgent(who.agentThumbprint);
     if (!agent || agent.revokedAt) this.problem(agent ? 'revoked' : 'unpaired', who.agentName);
     if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign: pair it first');
     if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
-    const reply = await this.deps.queue.receive(agent, c.conn, m);
+    const reply = await this.deps.queue.receive(agent, c.conn, m.type === 'tool_call_request' ? await toolCallAsRequest(m) : m);
     if (reply) this.sendReply(c.conn, reply);
   }
 
@@ -403,7 +407,7 @@ export class AgentSessions {
    */
   async answerPairing(pairingId: string, answer: { confirmed: false } | { confirmed: true; code: string }): Promise<PairingAnswer> {
     const pairing = this.pairings.get(pairingId);
-    if (!pairing || !pairing.code) throw new CountersignError('ERR_INPUT_INVALID', `pairing ${pairingId}: none is waiting with this id`);
+    if (!pairing || !pairing.code) throw new CountersignError('ERR_ARGUMENT_INVALID', `pairingId: expected the id of a waiting pairing, got ${pairingId}, which names none`);
     if (answer.confirmed) {
       const typed = answer.code.replace(/[\s-]/g, '');
       if (typed !== pairing.code) {

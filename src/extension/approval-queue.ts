@@ -18,6 +18,8 @@ export interface IncomingApprovalRequest {
   operation: ApprovalRecord['operation'];
   request: ApprovalRecord['request'];
   session: ApprovalRecord['session'];
+  /** A tool call (tool-call-request.ts): the operation above was written from it by Countersign. */
+  toolCall?: ApprovalRecord['toolCall'];
 }
 
 export type DecisionStatus = 'approved' | 'declined' | 'expired' | 'superseded' | 'withdrawn' | 'cancelled';
@@ -85,6 +87,7 @@ export class ApprovalQueue {
       operation: op,
       request: req.request,
       session: req.session,
+      ...(req.toolCall ? { toolCall: req.toolCall } : {}),
       state: 'pending',
       createdAt: this.now(),
       updatedAt: this.now(),
@@ -200,7 +203,7 @@ export class ApprovalQueue {
   async decide(key: string, decision: 'approve' | 'decline'): Promise<ApprovalRecord> {
     const { store } = this.deps;
     const record = await store.get(key);
-    if (!record) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
+    if (!record) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
     if (decision === 'decline') return this.decline(record);
     const now = this.now();
     if (this.expired(record.operation, now)) {
@@ -265,7 +268,7 @@ export class ApprovalQueue {
   async withdraw(key: string): Promise<{ record: ApprovalRecord; tooLate: boolean }> {
     const { store } = this.deps;
     const record = await store.get(key);
-    if (!record) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
+    if (!record) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
     if (record.state === 'sent' || record.state === 'unknown' || record.state === 'performed' || record.state === 'failed') {
       await store.audit('withdraw-too-late', { key, agent: record.agent, detail: `the agent had already sent it (${record.state})` });
       this.deps.changed('update');
@@ -382,7 +385,9 @@ export class ApprovalQueue {
    */
   private async find(agent: string, id: string, operationId: string, revision: string, origin?: string): Promise<{ record: ApprovalRecord } | AgentReply> {
     const candidates = (await this.deps.store.byRevision(agent, operationId, revision)).filter((r) => origin === undefined || r.company.origin === origin);
-    if (candidates.length === 0) return { type: 'error', id, code: 'ERR_INPUT_INVALID', message: `no approval of ${operationId} revision ${revision}${origin ? ` from ${origin}` : ''}` };
+    if (candidates.length === 0) {
+      return { type: 'error', id, code: 'ERR_ARGUMENT_INVALID', message: `operation_id, revision: expected an approval this agent asked for, got ${operationId} revision ${revision}${origin ? ` from ${origin}` : ''}, which names none` };
+    }
     if (candidates.length > 1) {
       return { type: 'error', id, code: 'ERR_APPROVAL_AMBIGUOUS', message: `operation ${operationId} revision ${revision}: asked of ${candidates.length} Companies; name company_origin` };
     }

@@ -79,7 +79,8 @@ const TRANSITIONS: Record<ApprovalState, Partial<Record<ApprovalEvent, ApprovalS
 export function nextState(state: ApprovalState, event: ApprovalEvent): ApprovalState {
   const next = TRANSITIONS[state][event];
   if (!next) {
-    throw new CountersignError('ERR_INPUT_INVALID', `approval: cannot ${event} an approval that is ${state}`);
+    // The state machine's refusal is the protocol's "not allowed in the current state" (docs/bridge-protocol.md, 9.6).
+    throw new CountersignError('ERR_NOT_ALLOWED', `approval: cannot ${event} an approval that is ${state}`);
   }
   return next;
 }

@@ -103,10 +103,6 @@ class Background {
       changed: () => this.scheduleBroadcast(),
       announce: () => void this.announce(),
     });
-    // A (re)started worker has no agent connections yet: every stored item waits for its agent to
-    // authenticate again, so the window shows "agent disconnected" and sends nothing to a dead id.
-    await parts.queue.allDisconnected();
-    parts.port.connect();
     await parts.queue.expireDue();
     await this.updateBadge(parts.store);
     return parts;
@@ -176,46 +172,70 @@ interface WiringHooks {
   announce(): void;
 }
 
-/** Opens the store and key, and connects the native port, sessions and queue to each other. */
+/**
+ * Starts the native port, opens the store and key, and connects the port, sessions and queue to
+ * each other. The port comes first: the browser starts the bridge as a new process, which is most
+ * of a cold start, so it starts while IndexedDB opens. Nothing from the bridge is handled until
+ * the parts are wired and every stored item is marked disconnected (below).
+ */
 async function wireParts(version: string, hooks: WiringHooks): Promise<BackgroundParts> {
-  const store = await Store.open();
-  const key = await extensionKey(store);
-  // eslint-disable-next-line prefer-const
-  let sessions: AgentSessions;
+  let wired!: (parts: BackgroundParts) => void;
+  let failed!: (error: unknown) => void;
+  const ready = new Promise<BackgroundParts>((resolve, reject) => {
+    wired = resolve;
+    failed = reject;
+  });
+  // Callbacks chained on one promise run in the order they were added, so bridge messages keep
+  // their order while they wait.
+  const later = (work: (parts: BackgroundParts) => Promise<void> | void) => void ready.then(work).catch(() => undefined);
   const port: NativePort = new NativePort({
-    thumbprint: key.thumbprint,
+    thumbprint: ready.then((parts) => parts.thumbprint),
     extensionVersion: version,
-    onMessage: (m) => void onBridge(sessions, store, m),
-    onInvalid: (reason) => void store.audit('bridge-invalid', { detail: reason.slice(0, 500) }),
+    onMessage: (m) => later((parts) => onBridge(parts.sessions, parts.store, m)),
+    onInvalid: (reason) => later((parts) => parts.store.audit('bridge-invalid', { detail: reason.slice(0, 500) })),
     urgent: () => hooks.urgent(),
-    onState: (state, reason) => {
-      if (state === 'down') void sessions?.reset();
-      void store.audit(`bridge-${state}`, reason ? { detail: reason.slice(0, 300) } : {});
-      hooks.changed();
-    },
+    onState: (state, reason) =>
+      later((parts) => {
+        if (state === 'down') void parts.sessions.reset();
+        void parts.store.audit(`bridge-${state}`, reason ? { detail: reason.slice(0, 300) } : {});
+        hooks.changed();
+      }),
   });
-  const queue = new ApprovalQueue({
-    store,
-    sign: (record, status, now) => signRecord(key, record, status, now),
-    send: (conn, reply) => sessions.sendReply(conn, reply),
-    changed: (reason) => {
-      hooks.changed();
-      if (reason === 'new') hooks.announce();
-      if (reason === 'reask') void showApprovalWindow();
-    },
-  });
-  sessions = new AgentSessions({
-    store,
-    queue,
-    key,
-    extensionVersion: version,
-    sendToAgent: (conn, message) => port.post({ type: 'relay', v: BRIDGE_PROTOCOL_VERSION, conn, message }),
-    pairingsChanged: () => {
-      hooks.changed();
-      if ([...sessions.pairings.values()].some((p) => p.code)) void showApprovalWindow();
-    },
-  });
-  return { store, queue, sessions, port, thumbprint: key.thumbprint };
+  port.connect();
+  try {
+    const store = await Store.open();
+    const key = await extensionKey(store);
+    const queue: ApprovalQueue = new ApprovalQueue({
+      store,
+      sign: (record, status, now) => signRecord(key, record, status, now),
+      send: (conn, reply) => sessions.sendReply(conn, reply),
+      changed: (reason) => {
+        hooks.changed();
+        if (reason === 'new') hooks.announce();
+        if (reason === 'reask') void showApprovalWindow();
+      },
+    });
+    const sessions: AgentSessions = new AgentSessions({
+      store,
+      queue,
+      key,
+      extensionVersion: version,
+      sendToAgent: (conn, message) => port.post({ type: 'relay', v: BRIDGE_PROTOCOL_VERSION, conn, message }),
+      pairingsChanged: () => {
+        hooks.changed();
+        if ([...sessions.pairings.values()].some((p) => p.code)) void showApprovalWindow();
+      },
+    });
+    // A (re)started worker has no agent connections yet: every stored item waits for its agent to
+    // authenticate again, so the window shows "agent disconnected" and sends nothing to a dead id.
+    await queue.allDisconnected();
+    const parts = { store, queue, sessions, port, thumbprint: key.thumbprint };
+    wired(parts);
+    return parts;
+  } catch (error) {
+    failed(error);
+    throw error;
+  }
 }
 
 /** One message from the native bridge, to the agent sessions (and the audit log). */

@@ -1,4 +1,5 @@
 import { decisionClaims, generateSigningKeyPair, signDecision } from '../protocol/decision';
+import { signToolCallDecision, toolCallDecisionClaims } from '../protocol/tool-call-decision';
 import type { ApprovalRecord, Store, StoredKeyPair } from './store';
 
 /**
@@ -21,6 +22,11 @@ export async function extensionKey(store: Store): Promise<StoredKeyPair> {
   });
 }
 
+/** A decision about the record: a tool-call decision for a tool call, else an operation's (the two never stand in for each other). */
 export async function signRecord(key: StoredKeyPair, record: ApprovalRecord, status: 'approved' | 'declined', now = Date.now()): Promise<string> {
+  if (record.toolCall) {
+    const claims = await toolCallDecisionClaims({ call: record.toolCall, agent: record.agent, nonce: record.nonce }, status, now);
+    return signToolCallDecision(claims, key.privateKey, key.alg, key.thumbprint);
+  }
   return signDecision(await decisionClaims(record, status, now), key.privateKey, key.alg, key.thumbprint);
 }

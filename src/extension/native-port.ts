@@ -9,8 +9,11 @@ import {
 } from '../protocol/bridge';
 
 export interface NativePortHandlers {
-  /** The extension's key thumbprint, sent first so the bridge opens the socket named after it. */
-  thumbprint: string;
+  /**
+   * The extension's key thumbprint, sent first so the bridge opens the socket named after it. A
+   * promise, so the port (and with it the bridge process) can start before the key is read.
+   */
+  thumbprint: Promise<string>;
   extensionVersion: string;
   onMessage(message: BridgeToExtensionMessage): void;
   onInvalid(reason: string): void;
@@ -85,7 +88,9 @@ export class NativePort {
   }
 
   private hello(): void {
-    this.post({ type: 'bridge_hello', v: BRIDGE_PROTOCOL_VERSION, extension_key_thumbprint: this.handlers.thumbprint, extension_version: this.handlers.extensionVersion });
+    void this.handlers.thumbprint.then((thumbprint) =>
+      this.post({ type: 'bridge_hello', v: BRIDGE_PROTOCOL_VERSION, extension_key_thumbprint: thumbprint, extension_version: this.handlers.extensionVersion }),
+    );
   }
 
   post(message: ExtensionToBridgeMessage): boolean {

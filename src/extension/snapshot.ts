@@ -1,5 +1,6 @@
 import { keyFingerprint } from '../protocol/fingerprint';
 import { displayOrigin, type DisplayOrigin } from '../summary/origin.ts';
+import type { ToolServer } from '../protocol/tool-call';
 import type { ApprovalRecord, PairedAgent } from './store';
 
 /**
@@ -20,6 +21,8 @@ export interface ApprovalView {
    */
   origin: DisplayOrigin | null;
   operation: ApprovalRecord['operation'];
+  /** A tool call from countersign-mcp (not a Company's operation): the server and the tool. */
+  toolCall?: { server: ToolServer; tool: string };
   /** The revision this one replaced, for "what changed". */
   previous?: ApprovalRecord['operation'];
   /** null: a view with no request or Session to show. */
@@ -97,8 +100,10 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
     agentFingerprint: fingerprintOrEmpty(record.agent),
     agentConnected: record.agentConnected,
     company: record.company,
-    origin: safeOrigin(record.company.origin),
+    // A tool call has no web address: the server is reached by a command or an MCP URL.
+    origin: record.toolCall ? null : safeOrigin(record.company.origin),
     operation: record.operation,
+    ...(record.toolCall ? { toolCall: { server: record.toolCall.server, tool: record.toolCall.tool } } : {}),
     ...(previous ? { previous: previous.operation } : {}),
     request: record.request,
     session: record.session,

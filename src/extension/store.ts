@@ -1,7 +1,8 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
+import type { ToolCall } from '../protocol/tool-call';
 import { nextState, type ApprovalEvent, type ApprovalState } from './approval-state';
 
 /**
@@ -43,6 +44,12 @@ export interface ApprovalRecord {
     terms?: Record<string, unknown> | undefined;
     expires_at: string;
   };
+  /**
+   * Set for a tool call from countersign-mcp (protocol/tool-call.ts): `company` is then the MCP
+   * server's name with an empty origin, and `operation` was written by Countersign from the call
+   * (toolCallSummary), never by the asking side. Decisions about it are tool-call decisions.
+   */
+  toolCall?: ToolCall;
   /** Stored as validated; readers still check each member, as a record from an older version may lack one. */
   request: RequestContext;
   session: SessionContext;
@@ -245,7 +252,7 @@ export class Store {
     if (!current) {
       tx.abort();
       await tx.done.catch(() => undefined);
-      throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
+      throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
     }
     let state: ApprovalState;
     try {
@@ -274,7 +281,7 @@ export class Store {
   async reattach(key: string, link: Pick<ApprovalRecord, 'conn' | 'requestId' | 'nonce'>): Promise<ApprovalRecord> {
     const tx = this.db.transaction('approvals', 'readwrite');
     const current = await tx.store.get(key);
-    if (!current) throw new CountersignError('ERR_INPUT_INVALID', `approval ${key}: does not exist`);
+    if (!current) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
     const updated = { ...current, ...link, agentConnected: true };
     await tx.store.put(updated);
     await tx.done;

@@ -80,6 +80,6 @@ export function supportsOperationsV2(poppyJson: unknown): boolean {
     return entries.some((entry: unknown) => isObject(entry) && isOperationsV2Version(entry.version));
   } catch (cause) {
     if (cause instanceof CountersignError) throw cause;
-    throw new CountersignError('ERR_POPPY_JSON_INVALID', 'poppy.json: could not be read as JSON data', { cause });
+    throw new CountersignError('ERR_POPPY_JSON_INVALID', 'poppy.json: expected JSON data, got a value that cannot be read', { cause });
   }
 }

@@ -43,14 +43,14 @@ function fail(member: string | undefined, what: string): never {
 
 function stringMember(dictionary: Dictionary, name: (typeof MEMBERS)[number]): string {
   const member = dictionary.get(name);
-  if (member === undefined) fail(name, `missing; expected a String of ${ID_RULE}`);
+  if (member === undefined) fail(name, `expected a String of ${ID_RULE}, got nothing`);
   const value = member[0];
   if (typeof value !== 'string') {
     const got = structuredTypeName(value);
     const hint = value === true ? ' (a member without a value is Boolean true)' : got === 'a Token' ? ' (a String is written in double quotes)' : '';
     fail(name, `expected a String, got ${got}${hint}`);
   }
-  if (!isId(value)) fail(name, `expected a String of ${ID_RULE}`);
+  if (!isId(value)) fail(name, `expected a String of ${ID_RULE}, got a String of ${String(value).length} characters that is not`);
   return value;
 }
 

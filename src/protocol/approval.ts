@@ -1,8 +1,9 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from './errors';
 import { idSchema } from './id';
-import { expected, isObject, jsonTypeName, parseWith } from './issues';
+import { expected, isObject, jsonTypeName } from './issues';
 import { isWellFormedText } from './json';
+import { parseWith } from './parse-with';
 import { OPERATIONS_EXTENSION } from './version';
 
 /**
@@ -17,7 +18,7 @@ export const approvalSchema = z.object(
     operation_id: idSchema,
     revision: idSchema,
   },
-  { error: (issue) => `expected an approval object, got ${jsonTypeName(issue.input)}` },
+  { error: expected('an approval object') },
 );
 
 export type Approval = { operation_id: string; revision: string };
@@ -59,7 +60,7 @@ export function approvalFromMeta(meta: unknown): Approval | undefined {
   try {
     value = meta[APPROVAL_META_KEY];
   } catch (cause) {
-    throw new CountersignError('ERR_APPROVAL_INVALID', '_meta: could not be read as JSON data', { cause });
+    throw new CountersignError('ERR_APPROVAL_INVALID', '_meta: expected JSON data, got a value that cannot be read', { cause });
   }
   if (value === undefined) return undefined;
   return parseApprovalAt(value, `_meta["${APPROVAL_META_KEY}"]`);
@@ -80,11 +81,11 @@ const approvalMessageInputSchema = z.object(
     id: idSchema,
     text: z
       .string({ error: expected('a string') })
-      .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' }),
+      .refine(isWellFormedText, { error: 'expected well-formed Unicode text, got an unpaired surrogate' }),
     // Checked on its own below, so that a bad approval gets ERR_APPROVAL_INVALID.
     approval: z.unknown().optional(),
   },
-  { error: (issue) => `expected an object with id, text and approval, got ${jsonTypeName(issue.input)}` },
+  { error: expected('an object with id, text and approval') },
 );
 
 /**
@@ -123,7 +124,7 @@ export function approvalFromMessage(message: unknown): Approval | undefined {
     approval = operations.approval;
   } catch (cause) {
     if (cause instanceof CountersignError) throw cause;
-    throw new CountersignError('ERR_MESSAGE_INVALID', 'message: could not be read as JSON data', { cause });
+    throw new CountersignError('ERR_MESSAGE_INVALID', 'message: expected JSON data, got a value that cannot be read', { cause });
   }
   if (approval === undefined) return undefined;
   return parseApprovalAt(approval, 'message.extensions.operations.approval');

@@ -57,7 +57,7 @@ export function operationFromApiResponse(status: number, body: unknown): ApiResp
     return none();
   } catch (cause) {
     if (cause instanceof CountersignError) throw cause;
-    throw new CountersignError('ERR_API_RESPONSE_INVALID', 'body: could not be read as JSON data', { cause });
+    throw new CountersignError('ERR_API_RESPONSE_INVALID', 'body: expected JSON data, got a value that cannot be read', { cause });
   }
 }
 
@@ -85,7 +85,7 @@ export function operationFromToolResult(result: unknown): ToolResultResult {
     return { kind: 'operation', operation: parseOperationAt(structuredContent.operation, 'structuredContent.operation') };
   } catch (cause) {
     if (cause instanceof CountersignError) throw cause;
-    throw new CountersignError('ERR_TOOL_RESULT_INVALID', 'tool result: could not be read as JSON data', { cause });
+    throw new CountersignError('ERR_TOOL_RESULT_INVALID', 'tool result: expected JSON data, got a value that cannot be read', { cause });
   }
 }
 
@@ -105,14 +105,14 @@ export function operationFromEvent(event: unknown): EventResult {
   }
   try {
     if (typeof event.type !== 'string') {
-      throw new CountersignError('ERR_EVENT_INVALID', `event.type: ${event.type === undefined ? 'missing; ' : ''}expected a string`);
+      throw new CountersignError('ERR_EVENT_INVALID', `event.type: expected a string, got ${jsonTypeName(event.type)}`);
     }
     if (event.type !== 'message') return none();
     const message = event.message;
     if (!isObject(message)) {
       throw new CountersignError(
         'ERR_EVENT_INVALID',
-        `event.message: ${message === undefined ? 'missing; ' : ''}expected an object (a message event carries a message), got ${jsonTypeName(message)}`,
+        `event.message: expected an object (a message event carries a message), got ${jsonTypeName(message)}`,
       );
     }
     if (message.role !== 'company') return none();
@@ -133,6 +133,6 @@ export function operationFromEvent(event: unknown): EventResult {
     return { kind: 'operation', operation: parseOperationAt(operations.operation, 'event.message.extensions.operations.operation') };
   } catch (cause) {
     if (cause instanceof CountersignError) throw cause;
-    throw new CountersignError('ERR_EVENT_INVALID', 'event: could not be read as JSON data', { cause });
+    throw new CountersignError('ERR_EVENT_INVALID', 'event: expected JSON data, got a value that cannot be read', { cause });
   }
 }

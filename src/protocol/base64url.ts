@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from './errors';
+import { jsonTypeName } from './issues';
 
 /**
  * Unpadded base64url (RFC 4648 section 5) in its one canonical spelling: no padding, no white
@@ -44,9 +45,12 @@ export function base64urlEncode(bytes: Uint8Array): string {
   return out;
 }
 
-/** Decode canonical unpadded base64url; throws ERR_INPUT_INVALID otherwise (so one value has one spelling). */
+/** Decode canonical unpadded base64url; throws ERR_ARGUMENT_INVALID otherwise (so one value has one spelling). */
 export function base64urlDecode(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) throw new CountersignError('ERR_INPUT_INVALID', 'expected unpadded base64url');
+  if (typeof text !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `text: expected unpadded base64url, got ${jsonTypeName(text)}`);
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `text: expected unpadded base64url, got a string of ${text.length} characters that is not`);
+  }
   const out = new Uint8Array(Math.floor((text.length * 3) / 4));
   let bits = 0;
   let acc = 0;
@@ -59,11 +63,13 @@ export function base64urlDecode(text: string): Uint8Array {
       out[o++] = (acc >> bits) & 0xff;
     }
   }
-  if (base64urlEncode(out) !== text) throw new CountersignError('ERR_INPUT_INVALID', 'expected canonical base64url (unused bits must be zero)');
+  if (base64urlEncode(out) !== text) throw new CountersignError('ERR_ARGUMENT_INVALID', 'text: expected canonical base64url, got unused bits that are not zero');
   return out;
 }
 
-/** Throw ERR_INPUT_INVALID, naming `name` but never echoing `value`, unless `value` matches `pattern`. */
+/** Throw ERR_ARGUMENT_INVALID, naming `name` but never echoing `value`, unless `value` matches `pattern`. */
 export function requireMatch(name: string, value: string, pattern: RegExp): void {
-  if (typeof value !== 'string' || !pattern.test(value)) throw new CountersignError('ERR_INPUT_INVALID', `${name}: not in the format the protocol requires`);
+  if (typeof value === 'string' && pattern.test(value)) return;
+  const got = typeof value === 'string' ? `a string of ${value.length} characters that is not` : jsonTypeName(value);
+  throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}: expected the format the protocol requires, got ${got}`);
 }

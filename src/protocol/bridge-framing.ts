@@ -1,4 +1,5 @@
 import { CountersignError } from './errors';
+import { describeValue } from './issues';
 
 /**
  * Frames of the bridge protocol (docs/bridge-protocol.md, "Framing"): a 4-byte unsigned length
@@ -41,7 +42,7 @@ export function encodeFrame(payload: Uint8Array, endian: Endianness, maxBytes: n
 }
 
 /**
- * Serialize `value` as JSON and frame it. Throws ERR_INPUT_INVALID for a value JSON cannot carry
+ * Serialize `value` as JSON and frame it. Throws ERR_ARGUMENT_INVALID for a value JSON cannot carry
  * (undefined, a bigint, a cycle) and ERR_FRAME_TOO_LARGE above `maxBytes`.
  */
 export function encodeJsonFrame(value: unknown, endian: Endianness, maxBytes: number = MAX_FRAME_BYTES): Uint8Array {
@@ -49,9 +50,9 @@ export function encodeJsonFrame(value: unknown, endian: Endianness, maxBytes: nu
   try {
     text = JSON.stringify(value);
   } catch (cause) {
-    throw new CountersignError('ERR_INPUT_INVALID', 'message cannot be written as JSON', { cause });
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'message: expected a value JSON can carry, got one JSON.stringify refuses', { cause });
   }
-  if (text === undefined) throw new CountersignError('ERR_INPUT_INVALID', 'message cannot be written as JSON');
+  if (text === undefined) throw new CountersignError('ERR_ARGUMENT_INVALID', `message: expected a value JSON can carry, got ${describeValue(value)}`);
   return encodeFrame(encoder.encode(text), endian, maxBytes);
 }
 

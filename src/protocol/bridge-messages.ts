@@ -1,12 +1,15 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { B64U_64_PATTERN, base64url32Schema } from './base64url';
+import { describeZodError } from './describe-zod-error';
 import { CountersignError, type ErrorCode } from './errors';
 import { idSchema } from './id';
-import { formatIssues, isObject } from './issues';
+import { isObject } from './issues';
 import { isWellFormedText } from './json';
 import { publicJwkSchema } from './jwk';
 import { MAX_COMPANY_NAME_LENGTH, MAX_JSON_DEPTH } from './limits';
 import { isSummaryTooLongIssue, operationSchema } from './operation';
+import { displayNameSchema, freeTextSchema, jsonObjectSchema, originSchema, requestUrlSchema } from './text-schemas';
+import { toolCallSchema } from './tool-call';
 
 /**
  * The bridge protocol's messages: every message that crosses the native-messaging link
@@ -79,30 +82,6 @@ const protocolVersionsSchema = z
   .max(16)
   .refine((list) => new Set(list).size === list.length, { error: 'expected each version once' });
 
-/** C0/C1 controls and the bidi controls: text shown as a name must be one plain line. */
-// Control characters are exactly what this pattern looks for.
-// eslint-disable-next-line no-control-regex
-const CONTROL_OR_BIDI = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
-
-/** A name a person reads in the extension (agent names): untrusted, so one plain, short line. */
-function displayNameSchema(max: number): z.ZodType<string> {
-  return z
-    .string({ error: `expected a string of 1-${max} characters` })
-    .min(1, { error: `expected a string of 1-${max} characters` })
-    .max(max, { error: `expected at most ${max} characters` })
-    .refine((s) => s.trim() !== '', { error: 'expected more than blanks' })
-    .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' })
-    .refine((s) => !CONTROL_OR_BIDI.test(s), { error: 'expected no control or bidi-control characters' });
-}
-
-/** Free text for logs and history (error messages, outcome details): bounded, well-formed. */
-function freeTextSchema(max: number): z.ZodType<string> {
-  return z
-    .string({ error: 'expected a string' })
-    .max(max, { error: `expected at most ${max} characters` })
-    .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' });
-}
-
 /** Short version strings ("0.1.0"): printable ASCII. */
 const versionStringSchema = z.string({ error: 'expected a version string' }).regex(/^[\x21-\x7E]{1,64}$/, { error: 'expected 1-64 printable ASCII characters' });
 
@@ -115,44 +94,6 @@ export const MAX_DECISION_JWS_LENGTH = 16 * 1024;
 // ---------------------------------------------------------------------------------------------
 // Approval request parts
 
-/** Hosts where plain http is acceptable: this machine (the reference Company in tests and demos). Same rule as company.ts. */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function urlIsSecure(url: URL): boolean {
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
-}
-
-/** A serialized origin, as the agent resolved the Company (company.ts): https, or http on loopback. */
-const originSchema = z
-  .string({ error: 'expected a serialized origin such as https://shop.example' })
-  .max(2048)
-  .refine(
-    (s) => {
-      try {
-        const url = new URL(s);
-        return urlIsSecure(url) && url.origin === s;
-      } catch {
-        return false;
-      }
-    },
-    { error: 'expected a serialized origin such as https://shop.example (https, or http on localhost; scheme, host and port only)' },
-  );
-
-/** An absolute https URL (http on loopback), at most 8 KiB: what an API request or MCP server is at. */
-const requestUrlSchema = z
-  .string({ error: 'expected an absolute https URL' })
-  .max(8192, { error: 'expected at most 8192 characters' })
-  .refine(
-    (s) => {
-      try {
-        return urlIsSecure(new URL(s));
-      } catch {
-        return false;
-      }
-    },
-    { error: 'expected an absolute https URL (http only on localhost)' },
-  );
-
 /** The Company as the agent resolved it: `organization.name` of its poppy.json and the origin (company.ts). */
 export const companySchema = z.object(
   {
@@ -161,7 +102,7 @@ export const companySchema = z.object(
       .min(1)
       .max(MAX_COMPANY_NAME_LENGTH, { error: `expected at most ${MAX_COMPANY_NAME_LENGTH} characters` })
       .refine((s) => s.trim() !== '', { error: 'expected more than blanks' })
-      .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' }),
+      .refine(isWellFormedText, { error: 'expected well-formed Unicode text, got an unpaired surrogate' }),
     origin: originSchema,
   },
   { error: 'expected { name, origin }' },
@@ -170,7 +111,6 @@ export const companySchema = z.object(
 /** HTTP method token (RFC 9110 section 9.1): case-sensitive, so sent exactly as the agent sends it. */
 const methodSchema = z.string({ error: 'expected an HTTP method' }).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/, { error: 'expected an HTTP method token' });
 
-const jsonObjectSchema = z.record(z.string(), z.json(), { error: 'expected a JSON object' });
 
 /**
  * The request that returned the operation (spec section 6: the approval goes back through the same
@@ -255,6 +195,17 @@ export const approvalRequestMessage = message('approval_request', {
   operation: operationSchema,
   request: requestContextSchema,
   session: sessionSchema,
+});
+/**
+ * A tool call to approve (tool-call.ts), from countersign-mcp: answered by a `decision` whose
+ * `jws` is a tool-call decision (tool-call-decision.ts). Cancelled, marked sent and reported like
+ * an approval: `approval_cancel`, then `approval_sent` and `outcome` with `operation_id` = the
+ * `call_id` and `revision` = toolCallRevision, without `company_origin`.
+ */
+export const toolCallRequestMessage = message('tool_call_request', {
+  id: requestIdSchema,
+  nonce: nonceSchema,
+  tool_call: toolCallSchema,
 });
 /** Answered by an `ack` (`cancelled`: whether a waiting prompt was closed); the cancelled request gets `decision` `cancelled`. */
 export const approvalCancelMessage = message('approval_cancel', { id: requestIdSchema, request_id: requestIdSchema });
@@ -343,6 +294,7 @@ export const agentToExtensionMessage = z.discriminatedUnion('type', [
   pairRequestMessage,
   pairRevealMessage,
   approvalRequestMessage,
+  toolCallRequestMessage,
   approvalCancelMessage,
   approvalSentMessage,
   outcomeMessage,
@@ -456,16 +408,16 @@ function codeFor(value: unknown, issues: readonly z.core.$ZodIssue[]): ErrorCode
  */
 export function parseBridgeMessage<S extends z.ZodType>(schema: S, value: unknown, root = 'message'): ParseResult<z.output<S>> {
   if (exceedsDepth(value, MAX_MESSAGE_DEPTH)) {
-    return { ok: false, error: new CountersignError('ERR_BRIDGE_MESSAGE_INVALID', `${root}: nested deeper than ${MAX_MESSAGE_DEPTH} levels`) };
+    return { ok: false, error: new CountersignError('ERR_BRIDGE_MESSAGE_INVALID', `${root}: expected at most ${MAX_MESSAGE_DEPTH} levels of nesting, got more`) };
   }
   let result: z.ZodSafeParseResult<z.output<S>>;
   try {
-    result = schema.safeParse(value);
+    result = schema.safeParse(value, { reportInput: true });
   } catch (cause) {
-    return { ok: false, error: new CountersignError('ERR_BRIDGE_MESSAGE_INVALID', `${root}: could not be read`, { cause }) };
+    return { ok: false, error: new CountersignError('ERR_BRIDGE_MESSAGE_INVALID', `${root}: expected JSON data, got a value that cannot be read`, { cause }) };
   }
   if (result.success) return { ok: true, message: result.data };
-  const text = formatIssues(root, result.error.issues).slice(0, MAX_ERROR_MESSAGE_LENGTH);
+  const text = describeZodError(result.error, root).slice(0, MAX_ERROR_MESSAGE_LENGTH);
   return { ok: false, error: new CountersignError(codeFor(value, result.error.issues), text, { cause: result.error }) };
 }
 

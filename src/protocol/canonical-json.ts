@@ -15,7 +15,7 @@ import { formatPath } from './issues';
  *   other controls as lower-case \u00xx, everything else as is.
  * - No whitespace.
  *
- * Input that is not I-JSON (RFC 7493) is refused with ERR_INPUT_INVALID instead of being
+ * Input that is not I-JSON (RFC 7493) is refused with ERR_ARGUMENT_INVALID instead of being
  * changed: NaN, Infinity, undefined, functions, bigint, class instances, cycles, holes, unpaired
  * surrogates.
  */
@@ -24,8 +24,8 @@ export function canonicalJson(value: unknown): string {
   try {
     data = copyJson(value);
   } catch (cause) {
-    const reason = cause instanceof JsonProblem ? `${formatPath('value', cause.path)}: ${cause.reason}` : 'value: could not be read as JSON data';
-    throw new CountersignError('ERR_INPUT_INVALID', `canonicalJson: ${reason}`, { cause });
+    const reason = cause instanceof JsonProblem ? `${formatPath('value', cause.path)}: ${cause.reason}` : 'value: expected JSON data, got a value that cannot be read';
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `canonicalJson: ${reason}`, { cause });
   }
   return write(data);
 }

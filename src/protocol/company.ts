@@ -1,8 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from './errors';
-import { expected, jsonTypeName, parseWith } from './issues';
+import { describeValue, expected } from './issues';
 import { isWellFormedText } from './json';
 import { MAX_COMPANY_NAME_LENGTH } from './limits';
+import { parseWith } from './parse-with';
+import { urlIsSecure } from './text-schemas';
 
 /**
  * The Company as the User is shown it. Section 5: "The Personal Agent MUST show the User the
@@ -23,37 +25,35 @@ const poppyJsonOrganizationSchema = z.object(
           .string({ error: expected(NAME_RULE) })
           .refine((s) => s.trim() !== '', { error: `expected ${NAME_RULE}, got only blanks` })
           .refine((s) => s.length <= MAX_COMPANY_NAME_LENGTH, { error: `expected ${NAME_RULE}` })
-          .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' }),
+          .refine(isWellFormedText, { error: 'expected well-formed Unicode text, got an unpaired surrogate' }),
       },
-      { error: (issue) => `${issue.input === undefined ? 'missing; ' : ''}expected an object with name and domain, got ${jsonTypeName(issue.input)}` },
+      { error: expected('an object with name and domain') },
     ),
   },
-  { error: (issue) => `expected an object, got ${jsonTypeName(issue.input)}` },
+  { error: expected('an object') },
 );
-
-/** Hosts where plain http is acceptable: the agent's own machine (the reference Company in tests and demos). */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 const ORIGIN_RULE = 'a serialized origin such as https://shop.example (https, or http on localhost; scheme, host and port only)';
 
 function checkOrigin(origin: unknown): string {
-  if (typeof origin !== 'string') throw new CountersignError('ERR_INPUT_INVALID', `origin: expected ${ORIGIN_RULE}, got ${jsonTypeName(origin)}`);
+  if (typeof origin !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `origin: expected ${ORIGIN_RULE}, got ${describeValue(origin)}`);
   let url: URL;
   try {
     url = new URL(origin);
   } catch (cause) {
-    throw new CountersignError('ERR_INPUT_INVALID', `origin: expected ${ORIGIN_RULE}`, { cause });
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `origin: expected ${ORIGIN_RULE}, got a string that is not a URL`, { cause });
   }
-  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+  const secure = urlIsSecure(url);
+  if (!secure) throw new CountersignError('ERR_ARGUMENT_INVALID', `origin: expected ${ORIGIN_RULE}, got the scheme ${url.protocol}${url.protocol === 'http:' ? ' on a host other than localhost' : ''}`);
   // Comparing with url.origin refuses paths, queries, credentials, trailing slashes, default ports
   // and upper case: the origin shown is exactly the one the browser would compare.
-  if (!secure || url.origin !== origin) throw new CountersignError('ERR_INPUT_INVALID', `origin: expected ${ORIGIN_RULE}`);
+  if (url.origin !== origin) throw new CountersignError('ERR_ARGUMENT_INVALID', `origin: expected ${ORIGIN_RULE}, got a URL that is more than its origin (${url.origin})`);
   return origin;
 }
 
 /**
  * The Company's name and origin from its poppy.json and the origin the agent fetched it from.
- * Throws ERR_POPPY_JSON_INVALID for a missing or unusable `organization.name`, ERR_INPUT_INVALID
+ * Throws ERR_POPPY_JSON_INVALID for a missing or unusable `organization.name`, ERR_ARGUMENT_INVALID
  * for an origin that isn't a serialized https origin.
  */
 export function companyFromPoppyJson(poppyJson: unknown, origin: string): Company {

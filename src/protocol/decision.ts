@@ -1,13 +1,14 @@
 import { CompactSign, base64url, compactVerify, importJWK } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { B64U_32_PATTERN, B64U_32_RULE, B64U_PATTERN, base64url32Schema } from './base64url';
 import { MAX_DECISION_JWS_LENGTH, companySchema, nonceSchema, thumbprintSchema } from './bridge-messages';
 import { canonicalJson } from './canonical-json';
 import { CountersignError, isCountersignError } from './errors';
 import { idSchema } from './id';
-import { isObject, parseWith } from './issues';
+import { describeValue, formatPath, isObject } from './issues';
 import { isWellFormedText } from './json';
 import { parsePublicJwk, type PublicJwk } from './jwk';
+import { parseWith } from './parse-with';
 import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
 import { DECISION_ALGORITHMS, algForKey, publicJwkThumbprint, type DecisionAlg } from './signing-key';
 import { subtle } from './webcrypto';
@@ -128,10 +129,10 @@ async function sha256Base64url(bytes: Uint8Array<ArrayBuffer>): Promise<string> 
  * Unicode normalization, no line-ending changes. What the window rendered is what was hashed.
  */
 export async function digestSummary(summary: string): Promise<string> {
-  if (typeof summary !== 'string') throw new CountersignError('ERR_INPUT_INVALID', 'summary: expected a string');
+  if (typeof summary !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `summary: expected a string, got ${describeValue(summary)}`);
   // An unpaired surrogate has no UTF-8 encoding: TextEncoder would write U+FFFD, so two different
   // summaries would share a hash. Such text is refused rather than hashed (as operation.ts does).
-  if (!isWellFormedText(summary)) throw new CountersignError('ERR_INPUT_INVALID', 'summary: expected well-formed Unicode text (it has an unpaired surrogate)');
+  if (!isWellFormedText(summary)) throw new CountersignError('ERR_ARGUMENT_INVALID', 'summary: expected well-formed Unicode text, got an unpaired surrogate');
   return sha256Base64url(new TextEncoder().encode(summary));
 }
 
@@ -143,13 +144,13 @@ export async function digestSummary(summary: string): Promise<string> {
  */
 export async function digestTerms(terms: Record<string, unknown> | undefined): Promise<string | null> {
   if (terms === undefined) return null;
-  if (!isObject(terms)) throw new CountersignError('ERR_INPUT_INVALID', 'terms: expected a JSON object or nothing');
+  if (!isObject(terms)) throw new CountersignError('ERR_ARGUMENT_INVALID', `terms: expected a JSON object or nothing, got ${describeValue(terms)}`);
   let canonical: string;
   try {
     canonical = canonicalJson(terms);
   } catch (cause) {
     if (isCountersignError(cause)) throw cause;
-    throw new CountersignError('ERR_INPUT_INVALID', 'terms: could not be written as RFC 8785 canonical JSON', { cause });
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'terms: expected JSON data RFC 8785 can write, got a value it cannot', { cause });
   }
   return sha256Base64url(new TextEncoder().encode(canonical));
 }
@@ -207,13 +208,13 @@ function keyMatchesAlg(key: CryptoKey, alg: DecisionAlg, usage: KeyUsage): boole
  * key may be non-extractable: it is only ever passed to WebCrypto `sign`.
  */
 export async function signCompactJws(header: JwsHeader, payload: Uint8Array, privateKey: CryptoKey): Promise<string> {
-  if (!isObject(header)) throw new CountersignError('ERR_INPUT_INVALID', 'header: expected an object');
+  if (!isObject(header)) throw new CountersignError('ERR_ARGUMENT_INVALID', `header: expected an object, got ${describeValue(header)}`);
   // Never sign what verifyCompactJws would refuse: the same allow-list on both sides.
   const members: Record<string, string> = {};
   for (const [member, value] of Object.entries(header)) {
     if (value === undefined) continue;
-    if (!ALLOWED_HEADER_MEMBERS.has(member)) throw new CountersignError('ERR_INPUT_INVALID', 'header: only alg, typ and kid are allowed');
-    if (typeof value !== 'string') throw new CountersignError('ERR_INPUT_INVALID', `header.${member}: expected a string`);
+    if (!ALLOWED_HEADER_MEMBERS.has(member)) throw new CountersignError('ERR_ARGUMENT_INVALID', `header: expected only alg, typ and kid, got ${formatPath('', [member])}`);
+    if (typeof value !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `header.${member}: expected a string, got ${describeValue(value)}`);
     members[member] = value;
   }
   const alg = header.alg;
@@ -405,7 +406,8 @@ function mismatch(field: string, what: string): CountersignError {
  * - ERR_DECISION_MISMATCH: a claim differs from the operation, Company, audience or nonce expected.
  * - ERR_DECISION_EXPIRED: `now` is after `expires_at`, or the decision was taken after it.
  * - ERR_DECISION_REPLAYED: the nonce was accepted before.
- * - ERR_INPUT_INVALID: the expected operation itself cannot be hashed, or `now` is not a date.
+ * - ERR_ARGUMENT_INVALID: `options` is not what this function takes (the expected operation
+ *   cannot be hashed, `now` is not a date), or a caller's object (seenNonces, a getter) threw.
  */
 export async function verifyDecision(jws: string, options: VerifyDecisionOptions): Promise<DecisionClaims> {
   try {
@@ -414,17 +416,18 @@ export async function verifyDecision(jws: string, options: VerifyDecisionOptions
     // Fail closed, and with our error type only: a caller's seenNonces or getter that throws must
     // not surface as a foreign error, let alone as something that looks like success.
     if (isCountersignError(cause)) throw cause;
-    throw new CountersignError('ERR_INPUT_INVALID', 'decision: could not be verified', { cause });
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'options: expected values that can be read, got one that threw, so the decision was not verified', { cause });
   }
 }
 
 async function verifyDecisionUnguarded(jws: string, options: VerifyDecisionOptions): Promise<DecisionClaims> {
-  if (!isObject(options) || !isObject(options.expected)) throw new CountersignError('ERR_INPUT_INVALID', 'options.expected: expected an object');
+  if (!isObject(options)) throw new CountersignError('ERR_ARGUMENT_INVALID', `options: expected an object, got ${describeValue(options)}`);
+  if (!isObject(options.expected)) throw new CountersignError('ERR_ARGUMENT_INVALID', `options.expected: expected an object, got ${describeValue(options.expected)}`);
   const { expected, seenNonces } = options;
-  if (!isObject(expected.operation)) throw new CountersignError('ERR_INPUT_INVALID', 'expected.operation: expected an object');
-  if (!isObject(expected.company)) throw new CountersignError('ERR_INPUT_INVALID', 'expected.company: expected an object');
+  if (!isObject(expected.operation)) throw new CountersignError('ERR_ARGUMENT_INVALID', `options.expected.operation: expected an object, got ${describeValue(expected.operation)}`);
+  if (!isObject(expected.company)) throw new CountersignError('ERR_ARGUMENT_INVALID', `options.expected.company: expected an object, got ${describeValue(expected.company)}`);
   const nowMs = options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : Number.NaN;
-  if (!Number.isFinite(nowMs)) throw new CountersignError('ERR_INPUT_INVALID', 'now: expected a valid Date');
+  if (!Number.isFinite(nowMs)) throw new CountersignError('ERR_ARGUMENT_INVALID', `options.now: expected a valid Date, got ${options.now instanceof Date ? 'an Invalid Date' : describeValue(options.now)}`);
   const pinned = parsePublicJwk(options.pinnedKey, 'pinnedKey');
 
   // 1. The signature, with the pinned key and its one algorithm (RFC 8725 sections 3.1, 3.2).

@@ -47,8 +47,16 @@ export const ERROR_CODES = [
   // Installer
   'ERR_INSTALL_FAILED',
   'ERR_UNSUPPORTED_PLATFORM',
-  // Anything else that crossed a boundary
-  'ERR_INPUT_INVALID',
+  // The caller passed a function something it does not accept (a wrong type, a value out of
+  // range, an id that names nothing): the caller's code must change, retrying cannot help.
+  'ERR_ARGUMENT_INVALID',
+  // Reading or writing local state failed (the disk, a journal, key files, IndexedDB), or what
+  // was read is damaged: the data or the machine needs attention, not the call.
+  'ERR_STORAGE_FAILED',
+  // The other side (the bridge, the extension, a Company) failed, or answered with an error code
+  // this version does not know: codes are open-ended on the wire, so an unknown one still has a
+  // code to branch on, and the remote one is kept beside it (CompanionError.remoteCode).
+  'ERR_REMOTE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,18 +1,16 @@
-import type { z } from 'zod';
-import { CountersignError, type ErrorCode } from './errors';
-
 /**
- * How zod problems become CountersignErrors. Internal to src/protocol (not re-exported): every
- * public entry parses with `parseWith`, so callers only ever see CountersignError, whose message
- * names the field (`operation.revision: expected ...`) and keeps zod's error in `cause`.
+ * Helpers of the guard clauses and schemas in src/protocol (not re-exported). Every public entry
+ * parses with `parseWith` (parse-with.ts), so callers only ever see CountersignError, whose
+ * message names the field and says what was expected and what came instead
+ * (describe-zod-error.ts), and keeps zod's error in `cause`.
  */
 
 /**
- * A zod error map that says what was expected, and "missing" when the member is absent. Used as
- * `{ error: expected('a non-empty string') }` on a schema.
+ * A zod error map that says what was expected. Used as `{ error: expected('a non-empty string') }`
+ * on a schema; describeZodError adds what came instead ("got nothing" for a missing member).
  */
-export function expected(description: string): (issue: { input?: unknown }) => string {
-  return (issue) => (issue.input === undefined ? `missing; expected ${description}` : `expected ${description}`);
+export function expected(description: string): () => string {
+  return () => `expected ${description}`;
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -33,32 +31,6 @@ export function formatPath(root: string, path: readonly PropertyKey[]): string {
     }
   }
   return out;
-}
-
-/** At most this many problems are listed in one message; the rest are in `cause`. */
-const MAX_ISSUES_IN_MESSAGE = 3;
-
-export function formatIssues(root: string, issues: readonly z.core.$ZodIssue[]): string {
-  const lines = issues.slice(0, MAX_ISSUES_IN_MESSAGE).map((issue) => `${formatPath(root, issue.path)}: ${issue.message}`);
-  const more = issues.length - MAX_ISSUES_IN_MESSAGE;
-  return more > 0 ? `${lines.join('; ')} (and ${more} more)` : lines.join('; ');
-}
-
-/**
- * Parse `value` with `schema`, or throw a CountersignError with `code`. `root` names the value in
- * messages (`operation`, `structuredContent.operation`). Anything else that goes wrong while
- * reading the input (a getter that throws, a revoked proxy) is wrapped too: a guard clause must
- * never let a foreign error out.
- */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, code: ErrorCode, root: string): z.output<S> {
-  let result: ReturnType<S['safeParse']>;
-  try {
-    result = schema.safeParse(value) as ReturnType<S['safeParse']>;
-  } catch (cause) {
-    throw new CountersignError(code, `${root}: could not be read as JSON data`, { cause });
-  }
-  if (result.success) return result.data as z.output<S>;
-  throw new CountersignError(code, formatIssues(root, result.error.issues), { cause: result.error });
 }
 
 /** Object test shared by the guard clauses: not null, not an array. */
@@ -93,4 +65,14 @@ export function jsonTypeName(value: unknown): string {
     default:
       return `a ${typeof value}`;
   }
+}
+
+/**
+ * What a message says was got instead: the JSON type, with the length of a string or an array.
+ * Never the value itself: values hold nonces, signatures and text a Company wrote.
+ */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return `a string of ${value.length} characters`;
+  const type = jsonTypeName(value);
+  return type === 'an array' ? `an array of ${(value as readonly unknown[]).length} items` : type;
 }

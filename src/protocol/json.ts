@@ -63,7 +63,7 @@ function describe(value: unknown): string {
 export function copyJson(value: unknown, path: (string | number)[] = [], ancestors: object[] = []): JsonValue {
   switch (typeof value) {
     case 'string':
-      if (!isWellFormedText(value)) throw new JsonProblem(path, 'expected well-formed Unicode text (it has an unpaired surrogate)');
+      if (!isWellFormedText(value)) throw new JsonProblem(path, 'expected well-formed Unicode text, got an unpaired surrogate');
       return value;
     case 'number':
       if (!Number.isFinite(value)) throw new JsonProblem(path, `expected a finite number, got ${describe(value)}`);
@@ -77,7 +77,7 @@ export function copyJson(value: unknown, path: (string | number)[] = [], ancesto
   }
   if (value === null) return null;
   if (ancestors.includes(value)) throw new JsonProblem(path, 'expected JSON data, got a cycle (the value contains itself)');
-  if (ancestors.length >= MAX_JSON_DEPTH) throw new JsonProblem(path, `expected at most ${MAX_JSON_DEPTH} levels of nesting`);
+  if (ancestors.length >= MAX_JSON_DEPTH) throw new JsonProblem(path, `expected at most ${MAX_JSON_DEPTH} levels of nesting, got more`);
   const inside = [...ancestors, value];
   if (Array.isArray(value)) {
     const out: JsonValue[] = [];
@@ -91,7 +91,7 @@ export function copyJson(value: unknown, path: (string | number)[] = [], ancesto
   if (Object.getOwnPropertySymbols(value).length > 0) throw new JsonProblem(path, 'expected JSON data, got an object with symbol keys');
   const out: JsonObject = {};
   for (const key of Object.keys(value)) {
-    if (!isWellFormedText(key)) throw new JsonProblem(path, 'expected well-formed Unicode member names (one has an unpaired surrogate)');
+    if (!isWellFormedText(key)) throw new JsonProblem(path, 'expected well-formed Unicode member names, got one with an unpaired surrogate');
     // defineProperty, not assignment: a member named "__proto__" (JSON.parse makes one) must stay
     // a member and never become the copy's prototype.
     Object.defineProperty(out, key, { value: copyJson(value[key], [...path, key], inside), enumerable: true, writable: true, configurable: true });
@@ -99,12 +99,16 @@ export function copyJson(value: unknown, path: (string | number)[] = [], ancesto
   return out;
 }
 
-/** copyJson for public callers: JsonProblem becomes a CountersignError naming `root` and the path. */
-export function toJsonValue(value: unknown, code: ErrorCode = 'ERR_INPUT_INVALID', root = 'value'): JsonValue {
+/**
+ * copyJson for public callers: JsonProblem becomes a CountersignError naming `root` and the path.
+ * ERR_ARGUMENT_INVALID by default: the value is the caller's; a parser of a wire format passes
+ * its own code.
+ */
+export function toJsonValue(value: unknown, code: ErrorCode = 'ERR_ARGUMENT_INVALID', root = 'value'): JsonValue {
   try {
     return copyJson(value);
   } catch (cause) {
     if (cause instanceof JsonProblem) throw new CountersignError(code, `${formatPath(root, cause.path)}: ${cause.reason}`, { cause });
-    throw new CountersignError(code, `${root}: could not be read as JSON data`, { cause });
+    throw new CountersignError(code, `${root}: expected JSON data, got a value that cannot be read`, { cause });
   }
 }

@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { base64url32Schema, base64urlEncode } from './base64url';
-import { parseWith } from './issues';
+import { parseWith } from './parse-with';
 import { sha256 } from './webcrypto';
 
 /**
@@ -19,7 +19,7 @@ export const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
  * A public key that carries a private member is refused, not cleaned: an agent that leaks its
  * private key in `hello` must fail loudly, and the relay must not carry the secret further.
  */
-const noPrivateMember = z.undefined({ error: 'private key material is never accepted where a public key is expected' }).optional();
+const noPrivateMember = z.undefined({ error: 'expected no private key material (never accepted where a public key is expected)' }).optional();
 const noPrivateMembers = {
   d: noPrivateMember,
   p: noPrivateMember,

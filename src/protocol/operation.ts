@@ -1,9 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from './errors';
 import { idSchema } from './id';
-import { expected, isObject, jsonTypeName, parseWith } from './issues';
+import { describeValue, expected, isObject, jsonTypeName } from './issues';
 import { JsonProblem, copyJson, isWellFormedText, type JsonObject } from './json';
 import { MAX_SUMMARY_LENGTH } from './limits';
+import { parseWith } from './parse-with';
 import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
 
 /**
@@ -28,7 +29,7 @@ const summarySchema = z
   .refine((s) => s.trim() !== '', { error: 'expected a non-empty string (the terms in plain language), got only blanks' })
   .refine((s) => s.length <= MAX_SUMMARY_LENGTH, { error: `expected at most ${MAX_SUMMARY_LENGTH} characters`, params: { rule: SUMMARY_TOO_LONG } })
   // Hashed into the decision and shown to the User: one text, one meaning.
-  .refine(isWellFormedText, { error: 'expected well-formed Unicode text (it has an unpaired surrogate)' });
+  .refine(isWellFormedText, { error: 'expected well-formed Unicode text, got an unpaired surrogate' });
 
 /**
  * `terms`: "the same terms as a JSON object" (section 3), keyed as the Company likes. Not an
@@ -62,7 +63,7 @@ export const operationSchema = z.object(
     terms: termsSchema.optional(),
     expires_at: expiresAtSchema,
   },
-  { error: (issue) => `expected an operation object, got ${jsonTypeName(issue.input)}` },
+  { error: expected('an operation object') },
 );
 
 export type Operation = {
@@ -82,7 +83,7 @@ export function isSummaryTooLongIssue(issue: z.core.$ZodIssue | undefined): bool
  * ERR_SUMMARY_TOO_LONG when `operation` is an object whose `summary` is a string longer than
  * MAX_SUMMARY_LENGTH, else undefined (every other rule is the schema's). `root` names the
  * operation in the message: `requestApproval.operation.summary: expected at most 10000
- * characters, got 10001`.
+ * characters, got 10001 characters`, as the schema's own message says it.
  */
 export function summaryTooLong(operation: unknown, root: string): CountersignError | undefined {
   let summary: unknown;
@@ -93,7 +94,7 @@ export function summaryTooLong(operation: unknown, root: string): CountersignErr
     return undefined;
   }
   if (typeof summary !== 'string' || summary.length <= MAX_SUMMARY_LENGTH) return undefined;
-  return new CountersignError('ERR_SUMMARY_TOO_LONG', `${root}.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${summary.length}`);
+  return new CountersignError('ERR_SUMMARY_TOO_LONG', `${root}.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${summary.length} characters`);
 }
 
 /** Parse an operation (section 3) in a message rooted at `root`; throws ERR_OPERATION_INVALID. */
@@ -119,7 +120,7 @@ export function parseOperation(value: unknown): Operation {
 export function expiresAtMs(operation: Pick<Operation, 'expires_at'>): number {
   const value: unknown = isObject(operation) ? operation.expires_at : undefined;
   if (typeof value !== 'string') {
-    throw new CountersignError('ERR_OPERATION_INVALID', `operation.expires_at: ${value === undefined ? 'missing; ' : ''}expected ${RFC3339_RULE}`);
+    throw new CountersignError('ERR_OPERATION_INVALID', `operation.expires_at: expected ${RFC3339_RULE}, got ${describeValue(value)}`);
   }
   try {
     return instantOf(value);

@@ -32,7 +32,7 @@ export async function publicJwkThumbprint(jwk: unknown): Promise<string> {
   let members: { kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string };
   if (isObject(jwk) && jwk['kty'] === 'RSA') {
     for (const member of PRIVATE_JWK_MEMBERS) {
-      if (member in jwk) throw new CountersignError('ERR_KEY_INVALID', `key.${member}: private key material is never accepted where a public key is expected`);
+      if (member in jwk) throw new CountersignError('ERR_KEY_INVALID', `key.${member}: expected no private key material (never accepted where a public key is expected), got some`);
     }
     const n = jwk['n'];
     const e = jwk['e'];

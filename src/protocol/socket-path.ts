@@ -1,5 +1,6 @@
 import { B64U_32_PATTERN, B64U_32_RULE } from './base64url';
 import { CountersignError } from './errors';
+import { describeValue } from './issues';
 
 /**
  * Where agents connect: the socket (Unix) or pipe (Windows) the bridge listens on for one
@@ -43,11 +44,13 @@ export function pipeUserName(username: string): string {
  */
 export function agentSocketCandidates(input: SocketPathInput): string[] {
   if (!B64U_32_PATTERN.test(input.thumbprint)) {
-    throw new CountersignError('ERR_INPUT_INVALID', `thumbprint: expected ${B64U_32_RULE}`);
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `thumbprint: expected ${B64U_32_RULE}, got ${describeValue(input.thumbprint)}`);
   }
   const file = `${input.thumbprint}.sock`;
   if (input.platform === 'win32') return [`\\\\.\\pipe\\countersign-${pipeUserName(input.username)}-${input.thumbprint}`];
-  if (!Number.isInteger(input.uid) || input.uid < 0) throw new CountersignError('ERR_INPUT_INVALID', 'uid: expected a non-negative integer');
+  if (!Number.isInteger(input.uid) || input.uid < 0) {
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `uid: expected a non-negative integer, got ${typeof input.uid === 'number' ? String(input.uid) : describeValue(input.uid)}`);
+  }
   const out: string[] = [];
   const runtime = input.env['XDG_RUNTIME_DIR'];
   if (runtime !== undefined && runtime.startsWith('/')) out.push(`${runtime.replace(/\/+$/, '')}/countersign/${file}`);
@@ -61,6 +64,6 @@ export function agentSocketCandidates(input: SocketPathInput): string[] {
 export function agentSocketPath(input: SocketPathInput): string {
   const first = agentSocketCandidates(input)[0];
   // Unreachable: candidate 3 is at most 76 bytes. Kept so the type is string, not string | undefined.
-  if (first === undefined) throw new CountersignError('ERR_INPUT_INVALID', 'no usable agent socket path');
+  if (first === undefined) throw new CountersignError('ERR_ARGUMENT_INVALID', `socket path: expected a candidate of at most ${MAX_UNIX_SOCKET_PATH_BYTES} bytes, got none`);
   return first;
 }

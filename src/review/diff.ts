@@ -17,6 +17,7 @@
  * is shown as one removal and one addition (`coarse`), never a frozen window.
  */
 import { CountersignError } from '../protocol/errors.ts';
+import { describeValue } from '../protocol/issues.ts';
 import { deadlineOf } from '../protocol/rfc3339.ts';
 import type { Localized, MessageText } from '../summary/message-text.ts';
 import { summaryToText } from '../summary/render.ts';
@@ -302,15 +303,12 @@ function readText(summary: string): string {
 }
 
 function checkOperation(value: unknown, name: string): asserts value is OperationLike {
-  if (
-    !isPlainObject(value) ||
-    typeof value.operation_id !== 'string' ||
-    typeof value.revision !== 'string' ||
-    typeof value.summary !== 'string' ||
-    typeof value.expires_at !== 'string' ||
-    (value.terms !== undefined && !isPlainObject(value.terms))
-  ) {
-    throw new CountersignError('ERR_INPUT_INVALID', `diffRevisions: ${name} is not an operation (spec section 3).`);
+  if (!isPlainObject(value)) throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}: expected an operation (spec section 3), got ${describeValue(value)}`);
+  for (const member of ['operation_id', 'revision', 'summary', 'expires_at'] as const) {
+    if (typeof value[member] !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}.${member}: expected a string, got ${describeValue(value[member])}`);
+  }
+  if (value.terms !== undefined && !isPlainObject(value.terms)) {
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}.terms: expected an object or nothing, got ${describeValue(value.terms)}`);
   }
 }
 
@@ -319,7 +317,7 @@ export function diffRevisions(previous: OperationLike, next: OperationLike): Rev
   checkOperation(previous, 'previous');
   checkOperation(next, 'next');
   if (previous.operation_id !== next.operation_id) {
-    throw new CountersignError('ERR_INPUT_INVALID', 'diffRevisions compares two revisions of one operation, but the operation IDs differ.');
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'next.operation_id: expected the operation_id of previous (two revisions of one operation), got another');
   }
   // The summaries as the person reads them, hidden characters shown, so an inserted U+202E is a visible change.
   const words = wordDiff(readText(previous.summary), readText(next.summary));

@@ -9,6 +9,7 @@
  * (`revealHidden`), and long text is cut.
  */
 import { CountersignError } from '../protocol/errors.ts';
+import { describeValue } from '../protocol/issues.ts';
 import { inspectText, revealHidden } from '../summary/text-inspection.ts';
 import { keyWords, termsMoney, type MoneyDirection } from './money.ts';
 import { canonicalDecimal } from './statements.ts';
@@ -121,16 +122,20 @@ function formatDate(value: string, options: KeyFactsOptions): string | null {
 }
 
 function checkOptions(options: KeyFactsOptions): void {
-  if (typeof options !== 'object' || options === null) throw new CountersignError('ERR_INPUT_INVALID', 'keyFacts: options must be an object.');
+  if (typeof options !== 'object' || options === null) throw new CountersignError('ERR_ARGUMENT_INVALID', `options: expected an object, got ${describeValue(options)}`);
   const { locale, timeZone, limit } = options;
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) {
-    throw new CountersignError('ERR_INPUT_INVALID', 'keyFacts: limit must be a whole number, 0 or more.');
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `options.limit: expected a whole number, 0 or more, got ${typeof limit === 'number' ? String(limit) : describeValue(limit)}`);
   }
   try {
     if (locale !== undefined) Intl.getCanonicalLocales(locale);
+  } catch (cause) {
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'options.locale: expected a locale Intl knows, got one it does not', { cause });
+  }
+  try {
     if (timeZone !== undefined) new Intl.DateTimeFormat('en', { timeZone });
   } catch (cause) {
-    throw new CountersignError('ERR_INPUT_INVALID', 'keyFacts: locale or timeZone is not one Intl knows.', { cause });
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'options.timeZone: expected a time zone Intl knows, got one it does not', { cause });
   }
 }
 
@@ -142,7 +147,7 @@ function checkOptions(options: KeyFactsOptions): void {
 export function keyFacts(terms: Record<string, unknown> | undefined, options: KeyFactsOptions = {}): KeyFact[] {
   checkOptions(options);
   if (terms === undefined) return [];
-  if (!isPlainObject(terms)) throw new CountersignError('ERR_OPERATION_INVALID', 'operation.terms: expected a JSON object (spec section 3).');
+  if (!isPlainObject(terms)) throw new CountersignError('ERR_OPERATION_INVALID', `operation.terms: expected a JSON object (spec section 3), got ${describeValue(terms)}`);
   const limit = options.limit ?? KEY_FACTS_LIMIT;
   const facts: KeyFact[] = [];
   const taken = new Set<string>();
@@ -195,6 +200,6 @@ export function keyFacts(terms: Record<string, unknown> | undefined, options: Ke
 /** One line of the facts: "Price difference $70.00 · Order ID ord_7Hk2 · Item ID itm_4Qa". */
 export function youApproveLine(facts: readonly KeyFact[]): string {
   const given: unknown = facts;
-  if (!Array.isArray(given)) throw new CountersignError('ERR_INPUT_INVALID', 'youApproveLine needs the list keyFacts returns.');
+  if (!Array.isArray(given)) throw new CountersignError('ERR_ARGUMENT_INVALID', `facts: expected the list keyFacts returns, got ${describeValue(given)}`);
   return facts.map((f) => `${f.label} ${f.value}`).join(' \u00B7 ');
 }

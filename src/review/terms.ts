@@ -27,6 +27,7 @@
  * checked and holds; it never says that the terms "agree", because every check here is literal.
  */
 import { CountersignError } from '../protocol/errors.ts';
+import { describeValue } from '../protocol/issues.ts';
 import { SUMMARY_DISPLAY_LIMIT, summaryToText, type SummaryOptions } from '../summary/render.ts';
 import { inspectText, type Severity } from '../summary/text-inspection.ts';
 import {
@@ -323,11 +324,10 @@ export interface OperationReview {
 }
 
 function checkInput(input: ReviewInput, name: string): void {
-  if (!isPlainObject(input) || typeof input.summary !== 'string') {
-    throw new CountersignError('ERR_INPUT_INVALID', `${name} needs { summary, terms?, request? } with a string summary.`);
-  }
+  if (!isPlainObject(input)) throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}: expected { summary, terms?, request? }, got ${describeValue(input)}`);
+  if (typeof input.summary !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `${name}.summary: expected a string, got ${describeValue(input.summary)}`);
   if (input.terms !== undefined && !isPlainObject(input.terms)) {
-    throw new CountersignError('ERR_OPERATION_INVALID', 'operation.terms: expected a JSON object (spec section 3).');
+    throw new CountersignError('ERR_OPERATION_INVALID', `operation.terms: expected a JSON object (spec section 3), got ${describeValue(input.terms)}`);
   }
 }
 

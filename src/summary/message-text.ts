@@ -11,6 +11,8 @@
  * one template per plural category (`<key>_one`, `<key>_other`), and is always substitution $1.
  */
 
+import { CountersignError } from '../protocol/errors.ts';
+
 export interface MessageText {
   /**
    * The Chrome i18n message name (letters, digits, underscore). For a counted message, the name
@@ -114,8 +116,10 @@ export function chromeMessages(table: MessageTable): Record<string, ChromeMessag
   const out: Record<string, ChromeMessage> = {};
   for (const [key, template] of Object.entries(table)) {
     const order = placeholderOrder(template);
-    if (!KEY.test(key)) throw new Error(`Message name ${key} is not letters, digits and underscores.`);
-    if (order.length > MAX_SUBSTITUTIONS) throw new Error(`Message ${key} has more than ${MAX_SUBSTITUTIONS} placeholders.`);
+    if (!KEY.test(key)) throw new CountersignError('ERR_ARGUMENT_INVALID', `table: expected message names of letters, digits and underscores, got ${JSON.stringify(key)}`);
+    if (order.length > MAX_SUBSTITUTIONS) {
+      throw new CountersignError('ERR_ARGUMENT_INVALID', `table.${key}: expected at most ${MAX_SUBSTITUTIONS} placeholders, got ${order.length}`);
+    }
     if (typeof template === 'string') out[key] = chromeEntry(template, order);
     else {
       out[`${key}_one`] = chromeEntry(template.one, order);

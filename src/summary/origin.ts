@@ -28,6 +28,7 @@
 import punycode from 'punycode.js';
 import { parse as parseHost } from 'tldts';
 import { CountersignError } from '../protocol/errors.ts';
+import { describeValue } from '../protocol/issues.ts';
 import { ASCII_LOOKALIKES } from './lookalikes.ts';
 import type { Localized, MessageText } from './message-text.ts';
 import { summaryText, type SummaryMessageKey } from './messages.ts';
@@ -251,20 +252,20 @@ function ownerOf(registrable: string, isIp: boolean): Localized {
 
 function checkMax(max: number): number {
   if (Number.isSafeInteger(max) && max >= 2) return max;
-  throw new CountersignError('ERR_INPUT_INVALID', 'maxSubdomainLength must be an integer of at least 2.');
+  throw new CountersignError('ERR_ARGUMENT_INVALID', `maxSubdomainLength: expected an integer of at least 2, got ${typeof max === 'number' ? String(max) : describeValue(max)}`);
 }
 
-/** The origin as a URL, or ERR_INPUT_INVALID when it is not an http or https URL. */
+/** The origin as a URL, or ERR_ARGUMENT_INVALID when it is not an http or https URL. */
 function parseOrigin(url: string): URL {
-  if (typeof url !== 'string') throw new CountersignError('ERR_INPUT_INVALID', 'An origin must be a string.');
+  if (typeof url !== 'string') throw new CountersignError('ERR_ARGUMENT_INVALID', `origin: expected an http or https URL, got ${describeValue(url)}`);
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch (cause) {
-    throw new CountersignError('ERR_INPUT_INVALID', 'The Company origin is not a valid URL.', { cause });
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'origin: expected an http or https URL, got a string that is not a URL', { cause });
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new CountersignError('ERR_INPUT_INVALID', `The Company origin must be http or https, not ${parsed.protocol}`);
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `origin: expected an http or https URL, got the scheme ${parsed.protocol}`);
   }
   return parsed;
 }

@@ -5,6 +5,7 @@
  * freeze the approval window.
  */
 import { CountersignError } from '../protocol/errors.ts';
+import { describeValue } from '../protocol/issues.ts';
 import { MAX_SUMMARY_LENGTH } from '../protocol/limits.ts';
 import { allowListedHtmlToText, markdownToAllowListedHtml } from './markdown.ts';
 import { resolveWindow, sanitizeToFragment, sanitizeToHtml, type WindowLike } from './sanitize.ts';
@@ -63,7 +64,7 @@ export interface SummaryText {
 
 function checkLimit(limit: number): void {
   if (limit === Infinity || (Number.isSafeInteger(limit) && limit > 0)) return;
-  throw new CountersignError('ERR_INPUT_INVALID', 'The summary display limit must be a positive integer or Infinity.');
+  throw new CountersignError('ERR_ARGUMENT_INVALID', `limit: expected a positive integer or Infinity, got ${typeof limit === 'number' ? String(limit) : describeValue(limit)}`);
 }
 
 /**
@@ -88,7 +89,7 @@ export function cutSummary(markdown: string, limit = SUMMARY_DISPLAY_LIMIT): { s
 
 function firstWall(markdown: string, options: Pick<SummaryOptions, 'limit' | 'showAll'>) {
   if (typeof markdown !== 'string') {
-    throw new CountersignError('ERR_INPUT_INVALID', 'A summary must be a string.');
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `summary: expected a string, got ${describeValue(markdown)}`);
   }
   const { shown, truncated } = cutSummary(markdown, options.showAll === true ? Infinity : options.limit);
   return { shown, truncated, ...markdownToAllowListedHtml(shown) };

@@ -36,7 +36,7 @@ function purifierFor(window: WindowLike): DOMPurify {
   if (purify === undefined) {
     purify = createDOMPurify(window);
     if (!purify.isSupported) {
-      throw new CountersignError('ERR_INPUT_INVALID', 'This DOM window cannot run the summary sanitizer.');
+      throw new CountersignError('ERR_ARGUMENT_INVALID', 'window: expected a DOM window DOMPurify supports, got one it does not');
     }
     // DOMPurify's ALLOWED_ATTR is global; `start` is allowed on `ol` only, and only as a number.
     purify.addHook('uponSanitizeAttribute', (node, data) => {
@@ -55,8 +55,8 @@ export function resolveWindow(window: WindowLike | null | undefined): WindowLike
   const global = (globalThis as { window?: WindowLike }).window;
   if (global) return global;
   throw new CountersignError(
-    'ERR_INPUT_INVALID',
-    'Rendering a summary needs a DOM window: pass options.window (for example a jsdom window) outside a browser.',
+    'ERR_ARGUMENT_INVALID',
+    'options.window: expected a DOM window outside a browser (for example a jsdom window), got nothing',
   );
 }
 

@@ -371,9 +371,9 @@ describe('agent SDK against the real bridge and the real extension services (doc
     expect(await companion.reportOutcome({ ...approval, outcome: 'performed', detail: 'exchange ex_91 created' })).toBe(true);
     expect(await ext.record(companion.agentKeyThumbprint, 'exc_5Rt2', 'rev1')).toMatchObject({ state: 'performed', outcomeDetail: 'exchange ex_91 created' });
     // A report the extension refuses (nothing approved there) is a typed error.
-    expect(codeOf(await rejection(companion.reportOutcome({ operation_id: 'exc_none', revision: 'rev1', outcome: 'failed' })))).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(await rejection(companion.reportOutcome({ operation_id: 'exc_none', revision: 'rev1', outcome: 'failed' })))).toBe('ERR_ARGUMENT_INVALID');
     // markSent only for approvals this SDK verified.
-    expect(codeOf(await rejection(companion.markSent({ operation_id: 'exc_none', revision: 'rev1' })))).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(await rejection(companion.markSent({ operation_id: 'exc_none', revision: 'rev1' })))).toBe('ERR_ARGUMENT_INVALID');
   });
 
   it('section 7: no new revision while an approved one has no known outcome; reporting it unblocks', async () => {

@@ -116,8 +116,8 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
       'ERR_BRIDGE_MESSAGE_INVALID',
       'ERR_BRIDGE_MESSAGE_INVALID',
       'ERR_BRIDGE_MESSAGE_INVALID',
-      // An unknown code is kept (remoteCode) and typed as a generic input error.
-      'ERR_INPUT_INVALID',
+      // An unknown code is kept (remoteCode) and typed as the other side's error.
+      'ERR_REMOTE',
     ]);
     expect(companion.isWithdrawn('exc_5Rt2', 'rev1')).toBe(false);
     expect(companion.paired).toBe(true);

@@ -172,7 +172,7 @@ describe('decision journal on disk (format 2: snapshot line, appended changes)',
     ];
     for (const text of variants) {
       await writePrivateFileAtomic(fileOf(dir), text, ctx);
-      expect(codeOf(await rejection(Journal.open(dir, ctx))), text.slice(0, 200)).toBe('ERR_INPUT_INVALID');
+      expect(codeOf(await rejection(Journal.open(dir, ctx))), text.slice(0, 200)).toBe('ERR_STORAGE_FAILED');
     }
     await writePrivateFileAtomic(fileOf(dir), good, ctx);
     expect((await Journal.open(dir, ctx)).get('exc_1', 'rev1')?.sent).toBe(true);
@@ -257,10 +257,10 @@ describe('decision journal on disk (format 2: snapshot line, appended changes)',
   it('a change the reader would refuse is refused before it is made', async () => {
     const dir = await tempDir();
     const journal = await Journal.open(dir, ctx);
-    expect(codeOf(await rejection(journal.record(decision(1, { expires_at: 'tomorrow' }))))).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(await rejection(journal.record(decision(1, { expires_at: 'tomorrow' }))))).toBe('ERR_ARGUMENT_INVALID');
     expect(journal.get('exc_1', 'rev1')).toBeUndefined();
     await journal.record(decision(2));
-    expect(codeOf(await rejection(journal.setOutcome('exc_2', 'rev1', 'failed', 'x'.repeat(2001), false)))).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(await rejection(journal.setOutcome('exc_2', 'rev1', 'failed', 'x'.repeat(2001), false)))).toBe('ERR_ARGUMENT_INVALID');
     expect(journal.get('exc_2', 'rev1')?.outcome).toBeUndefined();
     expect((await Journal.open(dir, ctx)).entries()).toHaveLength(1);
   });

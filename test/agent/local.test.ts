@@ -94,7 +94,7 @@ describe('socket discovery', () => {
     expect((await findAgentSocket(input)).thumbprint).toBe(T1);
     await listen(path.join(folder, `${T2}.sock`));
     const several = await rejection(findAgentSocket(input));
-    expect(codeOf(several)).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(several)).toBe('ERR_ARGUMENT_INVALID');
     expect((several as Error).message).toContain('socketPath');
   });
 
@@ -127,7 +127,7 @@ describe('socket discovery', () => {
     const configDir = path.join(await tempDir(), 'agent');
     const connect = (socketPath: string) => Companion.connect({ agentName: 'Desk agent', configDir, socketPath, timeoutMs: 500 });
     // Not named after a thumbprint: the bridge_info check would have nothing to compare with.
-    expect(codeOf(await rejection(connect(path.join(folder, 'bridge.sock'))))).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(await rejection(connect(path.join(folder, 'bridge.sock'))))).toBe('ERR_ARGUMENT_INVALID');
     // In a folder others may use.
     await chmod(folder, 0o755);
     expect(codeOf(await rejection(connect(path.join(folder, `${T1}.sock`))))).toBe('ERR_SOCKET_DIR_UNSAFE');
@@ -273,8 +273,8 @@ describe('decision journal', () => {
   it('a damaged journal is an error, not an empty journal (forgetting withdrawals would fail open)', async () => {
     const dir = await tempDir();
     await writePrivateFileAtomic(path.join(dir, 'decisions.json'), '{"v":1,"kind":"countersign-decision-journal","decisions":[{}]}', ctx);
-    expect(codeOf(await rejection(Journal.open(dir, ctx)))).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(await rejection(Journal.open(dir, ctx)))).toBe('ERR_STORAGE_FAILED');
     await writePrivateFileAtomic(path.join(dir, 'decisions.json'), 'nope', ctx);
-    expect(codeOf(await rejection(Journal.open(dir, ctx)))).toBe('ERR_INPUT_INVALID');
+    expect(codeOf(await rejection(Journal.open(dir, ctx)))).toBe('ERR_STORAGE_FAILED');
   });
 });

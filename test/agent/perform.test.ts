@@ -454,9 +454,9 @@ describe('performApi', () => {
     const { company, companion, journal } = await setup();
     const base = { companion, journal, company: { origin: company.url }, session: SIGNED_IN, retry: FAST };
     const forged = await rejection(performApi({ ...base, request: { ...api(company), headers: { ...ALEX, 'Poppy-Approval': 'operation_id="x", revision="y"' } } }));
-    expect(isCountersignError(forged, 'ERR_INPUT_INVALID')).toBe(true);
+    expect(isCountersignError(forged, 'ERR_ARGUMENT_INVALID')).toBe(true);
     const declared = await rejection(performApi({ ...base, request: { ...api(company), headers: { ...ALEX, 'Poppy-Extensions': '"operations";v="2"' } } }));
-    expect(isCountersignError(declared, 'ERR_INPUT_INVALID')).toBe(true);
+    expect(isCountersignError(declared, 'ERR_ARGUMENT_INVALID')).toBe(true);
     const { fetch, seen } = recordingFetch();
     performed(await performApi({ ...base, fetch, request: { ...api(company), headers: { ...ALEX, 'Poppy-Extensions': '"loyalty";v="1"' } } }));
     expect(seen[1]!.headers['poppy-extensions']).toBe('"loyalty";v="1", "operations";v="2"');
@@ -568,7 +568,7 @@ describe('performWithApproval', () => {
     const result = await performWithApproval({ interface: 'mcp', companion, journal, company: { origin: company.url }, session: SIGNED_IN, headers: ALEX, tool: 'exchange_item', arguments: TOOL_ARGS, retry: FAST });
     performed(result);
     const error = await rejection(performWithApproval({ interface: 'email' } as never));
-    expect(isCountersignError(error, 'ERR_INPUT_INVALID')).toBe(true);
+    expect(isCountersignError(error, 'ERR_ARGUMENT_INVALID')).toBe(true);
   });
 });
 
@@ -589,8 +589,8 @@ describe('the perform journal', () => {
   it('a damaged journal is an error, not an empty one', async () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, PERFORM_JOURNAL_FILE), '{"v":1,"kind":"countersign-perform-journal","entries":[{"state":"sent"}]}', { mode: 0o600 });
-    expect(isCountersignError(await rejection(PerformJournal.open(dir)), 'ERR_INPUT_INVALID')).toBe(true);
+    expect(isCountersignError(await rejection(PerformJournal.open(dir)), 'ERR_STORAGE_FAILED')).toBe(true);
     await writeFile(path.join(dir, PERFORM_JOURNAL_FILE), 'not json', { mode: 0o600 });
-    expect(isCountersignError(await rejection(PerformJournal.open(dir)), 'ERR_INPUT_INVALID')).toBe(true);
+    expect(isCountersignError(await rejection(PerformJournal.open(dir)), 'ERR_STORAGE_FAILED')).toBe(true);
   });
 });

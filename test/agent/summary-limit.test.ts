@@ -65,7 +65,7 @@ describe('requestApproval and the summary length limit', () => {
     expect(writes).not.toHaveBeenCalled();
     writes.mockRestore();
     expect(isCountersignError(error, 'ERR_SUMMARY_TOO_LONG')).toBe(true);
-    expect((error as Error).message).toBe(`requestApproval.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1}`);
+    expect((error as Error).message).toBe(`requestApproval.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1} characters`);
     // The connection is as it was: the next request goes through, and it is the only one that arrived.
     const aborting = new AbortController();
     const next = companion.requestApproval({ company: COMPANY, operation: operation('rev_short', 'Pay $70.00.'), request: REQUEST, session: SESSION, signal: aborting.signal });

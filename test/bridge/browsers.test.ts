@@ -104,7 +104,7 @@ describe('every list of browsers says exactly BROWSER_IDS', () => {
     try {
       install(ctx, { userDataDir: '/tmp/profile', browsers: firefox });
     } catch (error) {
-      expect(isCountersignError(error) && error.code).toBe('ERR_INPUT_INVALID');
+      expect(isCountersignError(error) && error.code).toBe('ERR_ARGUMENT_INVALID');
       message = (error as Error).message;
     }
     const named = /name one Chromium browser \(([^)]*)\)/.exec(message)?.[1]?.split(/, | or /);

@@ -116,7 +116,7 @@ describe('runCli', () => {
     }
     const bad = deps(['install', '--browser', 'chrome', '--extension-id', 'nope']);
     expect(await runCli(bad.deps)).toBe(1);
-    expect(bad.err()).toContain('ERR_INPUT_INVALID');
+    expect(bad.err()).toContain('ERR_ARGUMENT_INVALID');
     const nobundle = deps(['install', '--browser', 'chrome'], { bundlePath: undefined });
     expect(await runCli(nobundle.deps)).toBe(1);
     expect(nobundle.err()).toContain('build:bridge');

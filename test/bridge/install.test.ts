@@ -156,10 +156,10 @@ describe('install on Linux', () => {
     const ctx = unixContext('linux');
     const before = tree(ctx.home);
     const cases: Array<[Parameters<typeof install>[1], string]> = [
-      [{ browsers: ['chromium'], extensionId: 'NOT-AN-ID' }, 'ERR_INPUT_INVALID'],
-      [{ userDataDir: 'relative/dir' }, 'ERR_INPUT_INVALID'],
-      [{ userDataDir: '/abs', browsers: ['firefox'] }, 'ERR_INPUT_INVALID'],
-      [{ userDataDir: '/abs', browsers: ['chrome', 'edge'] }, 'ERR_INPUT_INVALID'],
+      [{ browsers: ['chromium'], extensionId: 'NOT-AN-ID' }, 'ERR_ARGUMENT_INVALID'],
+      [{ userDataDir: 'relative/dir' }, 'ERR_ARGUMENT_INVALID'],
+      [{ userDataDir: '/abs', browsers: ['firefox'] }, 'ERR_ARGUMENT_INVALID'],
+      [{ userDataDir: '/abs', browsers: ['chrome', 'edge'] }, 'ERR_ARGUMENT_INVALID'],
     ];
     for (const [options, code] of cases) {
       let caught: unknown;

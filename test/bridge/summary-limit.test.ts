@@ -30,7 +30,7 @@ describe('the bridge and the summary length limit', () => {
     const error = await agent.frames.nextOfType('error');
     expect(error).toMatchObject({ id: 'req_big', code: 'ERR_SUMMARY_TOO_LONG', source: 'bridge' });
     const told = await bridge.extension.frames.nextOfType('bridge_error');
-    expect(told).toEqual({ type: 'bridge_error', v: 2, code: 'ERR_SUMMARY_TOO_LONG', message: `message.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters`, conn: agent.conn, id: 'req_big' });
+    expect(told).toEqual({ type: 'bridge_error', v: 2, code: 'ERR_SUMMARY_TOO_LONG', message: `message.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1} characters`, conn: agent.conn, id: 'req_big' });
     // The connection goes on: a probe is relayed, and it is the first relay since the refusal.
     agent.send({ type: 'version_query', v: 2, id: 'probe_1' });
     const relay = await bridge.extension.frames.nextOfType('relay');

@@ -69,7 +69,7 @@ describe('AgentSessions: a request too large to show', () => {
     const before = changes;
     await sessions.receive('c_1', tooLong('req_big'));
     expect(answerTo('req_big')).toEqual([
-      { type: 'error', v: V, id: 'req_big', code: 'ERR_SUMMARY_TOO_LONG', message: `message.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters`, source: 'extension' },
+      { type: 'error', v: V, id: 'req_big', code: 'ERR_SUMMARY_TOO_LONG', message: `message.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1} characters`, source: 'extension' },
     ]);
     expect(sessions.problems).toEqual([{ kind: 'too-large', agentName: 'Desk agent', at: expect.any(Number) }]);
     expect(changes).toBeGreaterThan(before);

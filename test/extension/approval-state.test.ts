@@ -34,7 +34,7 @@ describe('approval state machine (spec sections 5 and 7)', () => {
 describe('approval-state predicates (mutation testing)', () => {
   it('nextState refuses an event the state does not allow, naming both', () => {
     expect(() => nextState('declined', 'approve')).toThrowError('approval: cannot approve an approval that is declined');
-    expect(() => nextState('performed', 'withdraw')).toThrowError(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => nextState('performed', 'withdraw')).toThrowError(expect.objectContaining({ code: 'ERR_NOT_ALLOWED' }));
     expect(nextState('pending', 'approve')).toBe('approved');
   });
 

@@ -72,7 +72,7 @@ describe('extension store (state survives a worker stop)', () => {
     const s = await Store.open(name);
     await s.insert(record({ state: 'declined' }), { kind: 'received' });
     const error = await s.transition(record().key, 'approve').catch((e: unknown) => e);
-    expect(isCountersignError(error, 'ERR_INPUT_INVALID')).toBe(true);
+    expect(isCountersignError(error, 'ERR_NOT_ALLOWED')).toBe(true);
     expect((await s.get(record().key))?.state).toBe('declined');
     expect(await s.auditLog()).toHaveLength(1);
     s.close();

@@ -114,3 +114,74 @@ export async function webExtLint(sourceDir: string): Promise<LintReport> {
   if (start < 0) throw new Error(`web-ext lint printed no report (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
   return JSON.parse(result.stdout.slice(start)) as LintReport;
 }
+
+/** A fenced code block of a Markdown text, with the prose line just above it (its label, or ''). */
+export interface FencedBlock {
+  label: string;
+  lang: string;
+  code: string;
+  /** 1-based line of the opening fence in the text searched, for error messages. */
+  line: number;
+}
+
+/**
+ * The body of the Markdown section under `## <heading>`, up to the next heading of the same or a
+ * higher level. Throws when the heading is missing or repeated: a renamed section must fail the
+ * test that reads it, not leave it with nothing to check.
+ */
+export function markdownSection(markdown: string, heading: string): string {
+  const lines = markdown.split('\n');
+  const starts = lines.flatMap((l, i) => (/^##\s/.test(l) && l.replace(/^##\s+/, '').trim() === heading ? [i] : []));
+  if (starts.length !== 1) throw new Error(`expected one "## ${heading}" section, found ${starts.length}`);
+  const start = starts[0]!;
+  let end = lines.length;
+  let fence: string | undefined;
+  for (let i = start + 1; i < lines.length; i++) {
+    // A "#" inside a code block (a shell comment) is not a heading.
+    const f = /^(`{3,}|~{3,})/.exec(lines[i]!)?.[1];
+    if (f !== undefined && (fence === undefined || (f[0] === fence[0] && f.length >= fence.length))) fence = fence === undefined ? f : undefined;
+    if (fence === undefined && /^#{1,2}\s/.test(lines[i]!)) {
+      end = i;
+      break;
+    }
+  }
+  return lines.slice(start + 1, end).join('\n');
+}
+
+/** Every fenced code block of a Markdown text. Throws on a block that is never closed. */
+export function fencedBlocks(markdown: string): FencedBlock[] {
+  const lines = markdown.split('\n');
+  const blocks: FencedBlock[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(`{3,}|~{3,})\s*([\w+-]*)/.exec(lines[i]!);
+    if (open === null) continue;
+    const fence = open[1]!;
+    let j = i - 1;
+    while (j >= 0 && lines[j]!.trim() === '') j--;
+    // A label is prose: a block right after another block has none.
+    const above = j >= 0 ? lines[j]!.trim() : '';
+    const label = /^(`{3,}|~{3,})/.test(above) ? '' : above;
+    const body: string[] = [];
+    let k = i + 1;
+    for (; k < lines.length; k++) {
+      const close = /^(`{3,}|~{3,})\s*$/.exec(lines[k]!);
+      if (close !== null && close[1]![0] === fence[0] && close[1]!.length >= fence.length) break;
+      body.push(lines[k]!);
+    }
+    if (k === lines.length) throw new Error(`the code block opened on line ${i + 1} is never closed`);
+    blocks.push({ label, lang: open[2] ?? '', code: `${body.join('\n')}\n`, line: i + 1 });
+    i = k;
+  }
+  return blocks;
+}
+
+/**
+ * The one block that `matches`, or an error that lists what there is: a snippet the tests run
+ * must not quietly disappear from the README (or be duplicated, leaving one of them untested).
+ */
+export function onlyBlock(blocks: readonly FencedBlock[], what: string, matches: (b: FencedBlock) => boolean): FencedBlock {
+  const found = blocks.filter(matches);
+  if (found.length === 1) return found[0]!;
+  const seen = blocks.map((b) => `  line ${b.line} of the section: \`\`\`${b.lang} labelled ${JSON.stringify(b.label)}`).join('\n');
+  throw new Error(`expected exactly one README code block for ${what}, found ${found.length}; the blocks are:\n${seen}`);
+}

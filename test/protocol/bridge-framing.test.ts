@@ -47,7 +47,7 @@ describe('encodeFrame', () => {
     expect(() => encodeFrame(new Uint8Array(MAX_FRAME_BYTES + 1), 'LE')).toThrow(expect.objectContaining({ code: 'ERR_FRAME_TOO_LARGE' }));
   });
 
-  it('refuses values JSON cannot carry with ERR_INPUT_INVALID', () => {
+  it('refuses values JSON cannot carry with ERR_ARGUMENT_INVALID', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;
     for (const bad of [undefined, 10n, cyclic]) {
@@ -57,7 +57,7 @@ describe('encodeFrame', () => {
       } catch (e) {
         caught = e;
       }
-      expect(isCountersignError(caught, 'ERR_INPUT_INVALID')).toBe(true);
+      expect(isCountersignError(caught, 'ERR_ARGUMENT_INVALID')).toBe(true);
     }
   });
 

@@ -44,7 +44,7 @@ describe('base64url', () => {
       expect([...base64urlDecode(text)]).toEqual([...bytes]);
     }
     for (const bad of ['A', 'AB=', 'a+b/', 'AF', 'AAB']) {
-      expect(() => base64urlDecode(bad)).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+      expect(() => base64urlDecode(bad)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
     }
   });
 
@@ -108,13 +108,13 @@ describe('auth', () => {
   it('refuses a DER-encoded ECDSA signature (not 64 bytes)', async () => {
     const key = await newAgentKey('P-256');
     const der = sign('sha256', agentAuthInput({ ...fields, agentKeyThumbprint: key.thumbprint }), key.privateKey).toString('base64url');
-    await expect(verifyAgentAuth(key.jwk, { ...fields, agentKeyThumbprint: key.thumbprint }, der)).rejects.toMatchObject({ code: 'ERR_INPUT_INVALID' });
+    await expect(verifyAgentAuth(key.jwk, { ...fields, agentKeyThumbprint: key.thumbprint }, der)).rejects.toMatchObject({ code: 'ERR_ARGUMENT_INVALID' });
   });
 
   it('joins exactly five LF-separated fields and refuses a field that could break the join', () => {
     const bytes = agentAuthInput({ ...fields, agentKeyThumbprint: rfc8037.thumbprint_b64u });
     expect(new TextDecoder().decode(bytes).split('\n')).toEqual(['countersign/agent-auth/v1', THUMBPRINT, rfc8037.thumbprint_b64u, fields.conn, NONCE]);
-    expect(() => agentAuthInput({ ...fields, agentKeyThumbprint: rfc8037.thumbprint_b64u, conn: 'a\nb' })).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => agentAuthInput({ ...fields, agentKeyThumbprint: rfc8037.thumbprint_b64u, conn: 'a\nb' })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
   });
 
   it('signs deterministically with the RFC 8037 key (the doc vector is reproducible)', () => {
@@ -141,7 +141,7 @@ describe('pairing code', () => {
   it('commits to the ASCII nonce', async () => {
     const { createHash } = await import('node:crypto');
     expect(await pairingCommitment(NONCE)).toBe(createHash('sha256').update(NONCE, 'ascii').digest('base64url'));
-    await expect(pairingCommitment('short')).rejects.toMatchObject({ code: 'ERR_INPUT_INVALID' });
+    await expect(pairingCommitment('short')).rejects.toMatchObject({ code: 'ERR_ARGUMENT_INVALID' });
   });
 });
 
@@ -175,7 +175,7 @@ describe('socket path', () => {
 
   it('refuses a thumbprint that is not one (no path injection)', () => {
     for (const bad of ['../../etc/passwd', `${THUMBPRINT.slice(0, 42)}/`, '']) {
-      expect(() => agentSocketPath({ ...base, platform: 'linux', env: {}, thumbprint: bad })).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+      expect(() => agentSocketPath({ ...base, platform: 'linux', env: {}, thumbprint: bad })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
     }
   });
 });

@@ -73,8 +73,8 @@ describe('RFC 8785 canonical JSON', () => {
   }
 
   it('appendix B: NaN and Infinity (7fffffffffffffff, 7ff0000000000000) are errors', () => {
-    expect(() => canonicalJson(fromBits('7fffffffffffffff'))).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
-    expect(() => canonicalJson(fromBits('7ff0000000000000'))).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => canonicalJson(fromBits('7fffffffffffffff'))).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
+    expect(() => canonicalJson(fromBits('7ff0000000000000'))).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
   });
 
   it('writes no whitespace, and empty containers as {} and []', () => {

@@ -267,15 +267,15 @@ describe('digests (docs/bridge-protocol.md: SHA-256 of the exact summary and of 
   });
 
   it('digestSummary refuses an unpaired surrogate (it would hash like U+FFFD)', async () => {
-    await expectError(digestSummary('pay \ud800 now'), 'ERR_INPUT_INVALID', 'summary');
+    await expectError(digestSummary('pay \ud800 now'), 'ERR_ARGUMENT_INVALID', 'summary');
   });
 
   it('digestTerms hashes the canonical JSON; no terms is null', async () => {
     const expected = createHash('sha256').update(canonicalJson(operation.terms), 'utf8').digest('base64url');
     expect(await digestTerms(operation.terms)).toBe(expected);
     expect(await digestTerms(undefined)).toBeNull();
-    await expectError(digestTerms([] as unknown as Record<string, unknown>), 'ERR_INPUT_INVALID', 'terms');
-    await expectError(digestTerms({ amount: Number.NaN }), 'ERR_INPUT_INVALID', 'canonicalJson');
+    await expectError(digestTerms([] as unknown as Record<string, unknown>), 'ERR_ARGUMENT_INVALID', 'terms');
+    await expectError(digestTerms({ amount: Number.NaN }), 'ERR_ARGUMENT_INVALID', 'canonicalJson');
   });
 });
 
@@ -601,17 +601,17 @@ describe('verifyDecision: time and replay', () => {
 
   it('a seenNonces that throws surfaces as a CountersignError, never a foreign one', async () => {
     const seenNonces = { has: (): boolean => { throw new TypeError('store closed'); }, add: (): void => undefined };
-    const error = await expectError(verifyDecision(await signed(), { ...options(), seenNonces }), 'ERR_INPUT_INVALID', 'decision');
+    const error = await expectError(verifyDecision(await signed(), { ...options(), seenNonces }), 'ERR_ARGUMENT_INVALID', 'decision');
     expect(error.cause).toBeInstanceOf(TypeError);
   });
 
   it('signCompactJws refuses header members the verifier would refuse', async () => {
     const header = { alg: 'EdDSA', jwk: extension.publicJwk } as unknown as { alg: string };
-    await expectError(signCompactJws(header, utf8('x'), extension.privateKey), 'ERR_INPUT_INVALID', 'header');
+    await expectError(signCompactJws(header, utf8('x'), extension.privateKey), 'ERR_ARGUMENT_INVALID', 'header');
   });
 
-  it('an invalid now is ERR_INPUT_INVALID', async () => {
-    await expectError(verifyDecision(await signed(), { ...options(), now: new Date(Number.NaN) }), 'ERR_INPUT_INVALID', 'now');
+  it('an invalid now is ERR_ARGUMENT_INVALID', async () => {
+    await expectError(verifyDecision(await signed(), { ...options(), now: new Date(Number.NaN) }), 'ERR_ARGUMENT_INVALID', 'now');
   });
 });
 
@@ -713,6 +713,6 @@ describe('verifyCompactJws, check by check', () => {
     await expectError(signCompactJws({ alg: 'EdDSA' }, payload, null as unknown as CryptoKey), 'ERR_KEY_INVALID', 'expected a private Ed25519 CryptoKey');
     await expectError(signCompactJws({ alg: 'ES256' }, payload, pair.privateKey), 'ERR_KEY_INVALID', 'expected a private ECDSA P-256 CryptoKey');
     await expectError(signCompactJws({ alg: 'EdDSA' }, payload, pair.publicKey), 'ERR_KEY_INVALID', 'privateKey');
-    await expectError(signCompactJws({ alg: 'EdDSA', typ: 5 } as unknown as { alg: string }, payload, pair.privateKey), 'ERR_INPUT_INVALID', 'header.typ: expected a string');
+    await expectError(signCompactJws({ alg: 'EdDSA', typ: 5 } as unknown as { alg: string }, payload, pair.privateKey), 'ERR_ARGUMENT_INVALID', 'header.typ: expected a string');
   });
 });

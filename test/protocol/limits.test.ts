@@ -18,7 +18,7 @@ describe('the summary length limit', () => {
   it('the operation schema accepts exactly the limit and refuses one code unit more', () => {
     expect(parseOperation({ ...OPERATION, summary: 'x'.repeat(MAX_SUMMARY_LENGTH) }).summary).toHaveLength(MAX_SUMMARY_LENGTH);
     expect(() => parseOperation({ ...OPERATION, summary: 'x'.repeat(MAX_SUMMARY_LENGTH + 1) })).toThrow(
-      expect.objectContaining({ code: 'ERR_OPERATION_INVALID', message: `operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters` }),
+      expect.objectContaining({ code: 'ERR_OPERATION_INVALID', message: `operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1} characters` }),
     );
   });
 
@@ -33,7 +33,7 @@ describe('the summary length limit', () => {
     expect(ERROR_CODES).toContain('ERR_SUMMARY_TOO_LONG');
     expect(parseBridgeMessage(agentToExtensionMessage, withSummary('x'.repeat(MAX_SUMMARY_LENGTH))).ok).toBe(true);
     const agent = parseBridgeMessage(agentToExtensionMessage, withSummary('x'.repeat(MAX_SUMMARY_LENGTH + 1)));
-    expect(agent.ok ? undefined : agent.error).toMatchObject({ code: 'ERR_SUMMARY_TOO_LONG', message: `message.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters` });
+    expect(agent.ok ? undefined : agent.error).toMatchObject({ code: 'ERR_SUMMARY_TOO_LONG', message: `message.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1} characters` });
     const relayed = parseBridgeMessage(bridgeToExtensionMessage, { type: 'relay', v: 2, conn: 'c_AAAAAAAAAAAAAAAA', message: withSummary('x'.repeat(MAX_SUMMARY_LENGTH + 1)) });
     expect(relayed.ok ? undefined : relayed.error.code).toBe('ERR_SUMMARY_TOO_LONG');
   });
@@ -48,7 +48,7 @@ describe('the summary length limit', () => {
   it('summaryTooLong names the field and the length, and leaves every other rule to the schema', () => {
     expect(summaryTooLong({ summary: 'x'.repeat(MAX_SUMMARY_LENGTH + 1) }, 'requestApproval.operation')).toMatchObject({
       code: 'ERR_SUMMARY_TOO_LONG',
-      message: `requestApproval.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1}`,
+      message: `requestApproval.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1} characters`,
     });
     expect(summaryTooLong({ summary: 'x'.repeat(MAX_SUMMARY_LENGTH) }, 'operation')).toBeUndefined();
     for (const odd of [undefined, null, 'x'.repeat(MAX_SUMMARY_LENGTH + 1), { summary: 42 }, [], Proxy.revocable({}, {})]) {

@@ -61,7 +61,7 @@ describe('section 3 the operation: members', () => {
 
   it('names every failing field in one message', () => {
     expect(() => parseOperation({ operation_id: 'exc 1', summary: '' })).toThrow(
-      /operation\.operation_id: expected 1-256 .*; operation\.revision: missing.*; operation\.summary: expected a non-empty string/,
+      /operation\.operation_id: expected 1-256 .*; operation\.revision: expected .*, got nothing; operation\.summary: expected a non-empty string/,
     );
   });
 

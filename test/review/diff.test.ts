@@ -111,8 +111,8 @@ describe('diffRevisions', () => {
   });
 
   it('refuses two different operations, and things that are not operations', () => {
-    expect(() => diffRevisions(FIRST, { ...SECOND, operation_id: 'exc_other' })).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
-    expect(() => diffRevisions(FIRST, null as never)).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => diffRevisions(FIRST, { ...SECOND, operation_id: 'exc_other' })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
+    expect(() => diffRevisions(FIRST, null as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
   });
 });
 

@@ -120,9 +120,9 @@ describe('keyFacts', () => {
     expect(keyFacts(undefined)).toEqual([]);
     expect(keyFacts({})).toEqual([]);
     expect(() => keyFacts([] as never)).toThrow(expect.objectContaining({ code: 'ERR_OPERATION_INVALID' }));
-    expect(() => keyFacts(TERMS, { locale: 'not a locale!' })).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
-    expect(() => keyFacts(TERMS, { timeZone: 'Mars/Olympus' })).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
-    expect(() => keyFacts(TERMS, { limit: -1 })).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
-    expect(() => youApproveLine('x' as never)).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => keyFacts(TERMS, { locale: 'not a locale!' })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
+    expect(() => keyFacts(TERMS, { timeZone: 'Mars/Olympus' })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
+    expect(() => keyFacts(TERMS, { limit: -1 })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
+    expect(() => youApproveLine('x' as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
   });
 });

@@ -86,7 +86,7 @@ describe('reviewOperation', () => {
   });
 
   it('refuses input that is not an operation', () => {
-    expect(() => reviewOperation(null as never)).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => reviewOperation(null as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
     expect(() => reviewOperation({ summary: 'x', terms: 'x' as never })).toThrow(expect.objectContaining({ code: 'ERR_OPERATION_INVALID' }));
   });
 });

@@ -225,7 +225,7 @@ describe('other values', () => {
   });
 
   it('refuses input that is not an operation', () => {
-    expect(() => reviewTerms({ summary: 1 } as never)).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => reviewTerms({ summary: 1 } as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
     expect(() => reviewTerms({ summary: 'x', terms: [] as never })).toThrow(expect.objectContaining({ code: 'ERR_OPERATION_INVALID' }));
   });
 });

@@ -14,7 +14,7 @@ describe('the summary pipeline in Node', () => {
   });
 
   it('refuses to render without a window', () => {
-    expect(() => summaryToSafeHtml('x')).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+    expect(() => summaryToSafeHtml('x')).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
   });
 
   it('gives the visible text without any DOM', () => {

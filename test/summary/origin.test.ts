@@ -205,7 +205,7 @@ describe('displayOrigin', () => {
   it.each(['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'ftp://example.com', 'file:///etc/passwd', 'chrome-extension://abcdef/', 'not a url', ''])(
     'rejects %j with CountersignError',
     (url) => {
-      expect(() => displayOrigin(url)).toThrow(expect.objectContaining({ name: 'CountersignError', code: 'ERR_INPUT_INVALID' }));
+      expect(() => displayOrigin(url)).toThrow(expect.objectContaining({ name: 'CountersignError', code: 'ERR_ARGUMENT_INVALID' }));
     },
   );
 });

@@ -125,7 +125,7 @@ describe('displayOrigin invariants', () => {
           origin = displayOrigin(`https://${h}${port}/`, { maxSubdomainLength: max });
         } catch (error) {
           // Only the URL parser may refuse a generated name, and then as a CountersignError.
-          expect(error).toMatchObject({ name: 'CountersignError', code: 'ERR_INPUT_INVALID' });
+          expect(error).toMatchObject({ name: 'CountersignError', code: 'ERR_ARGUMENT_INVALID' });
           return;
         }
         expect(origin.display.endsWith(`${origin.registrableDomain}${port}`)).toBe(true);

@@ -179,7 +179,7 @@ describe('the display limit', () => {
 
   it('refuses a limit that is not a positive integer or Infinity', () => {
     for (const limit of [0, -1, 1.5, Number.NaN]) {
-      expect(() => prepareSummary('x', { limit }), String(limit)).toThrow(expect.objectContaining({ code: 'ERR_INPUT_INVALID' }));
+      expect(() => prepareSummary('x', { limit }), String(limit)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
     }
   });
 
@@ -188,7 +188,7 @@ describe('the display limit', () => {
       summaryToSafeHtml(42 as unknown as string);
       expect.unreachable();
     } catch (error) {
-      expect(isCountersignError(error, 'ERR_INPUT_INVALID')).toBe(true);
+      expect(isCountersignError(error, 'ERR_ARGUMENT_INVALID')).toBe(true);
     }
   });
 });

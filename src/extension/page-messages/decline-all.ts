@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageMessageModule } from './types';
 
 export const declineAllMessage = z.object({ type: z.literal('countersign/decline-all'), trusted: z.literal(true) }).strict();

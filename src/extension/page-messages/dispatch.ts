@@ -1,4 +1,4 @@
-import { CountersignError } from '../../protocol/errors';
+import { CountersignError, type ErrorCode } from '../../protocol/errors';
 import { pageMessage, type PageMessage } from '../runtime-messages';
 import { PAGE_MESSAGES } from './index';
 import { PAGE_PATHS, type PageMessageModule, type PagePath, type PageSenders, type PageServices } from './types';
@@ -29,7 +29,7 @@ const MODULES = new Map<string, PageMessageModule>(PAGE_MESSAGES.map((m) => [m.s
 /** The module that handles one message type (every type of the union has one). */
 export function moduleFor(type: PageMessage['type']): PageMessageModule {
   const module = MODULES.get(type);
-  if (!module) throw new CountersignError('ERR_INPUT_INVALID', `${type}: no handler`);
+  if (!module) throw new CountersignError('ERR_ARGUMENT_INVALID', `type: expected a page message type with a handler, got ${type}`);
   return module;
 }
 
@@ -50,7 +50,8 @@ export function dispatchPageMessage(raw: unknown, sender: PageSender, ctx: Dispa
   if (!parsed.success || sender.id !== ctx.ownId) return undefined;
   return handle(parsed.data, sender.url, ctx).catch(
     (error: unknown): PageError => ({
-      error: error instanceof CountersignError ? error.toJSON() : { code: 'ERR_INPUT_INVALID', message: String(error) },
+      // A foreign error is the background's own failure (IndexedDB, a bug): to the page, the other side failed.
+      error: error instanceof CountersignError ? error.toJSON() : { code: 'ERR_REMOTE' satisfies ErrorCode, message: String(error) },
     }),
   );
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageMessageModule } from './types';
 
 export const exportQuery = z.object({ type: z.literal('countersign/export') }).strict();

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isActive, toView } from '../snapshot';
 import type { ApprovalRecord } from '../store';
 import { pageMessageModule } from './types';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageMessageModule } from './types';
 
 export const openWindowMessage = z.object({ type: z.literal('countersign/open-window') }).strict();

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from '../../protocol/errors';
 import { APPROVE_DELAY_MS } from '../constants';
 import { keyField, pageMessageModule } from './types';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { keyField, pageMessageModule } from './types';
 
 export const revokeAgentMessage = z.object({ type: z.literal('countersign/revoke-agent'), thumbprint: keyField }).strict();

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageMessageModule } from './types';
 
 /** Settings the person can change. Nothing here can approve: no "always allow", ever (spec section 5). */

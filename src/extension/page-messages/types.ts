@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AgentSessions } from '../agent-sessions';
 import type { ApprovalQueue } from '../approval-queue';
 import type { NativePort } from '../native-port';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BRIDGE_PROTOCOL_VERSION } from '../../protocol/bridge';
 import { pageMessageModule } from './types';
 

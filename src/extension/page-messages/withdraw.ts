@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { keyField, pageMessageModule } from './types';
 
 export const withdrawMessage = z.object({ type: z.literal('countersign/withdraw'), key: keyField, trusted: z.literal(true) }).strict();

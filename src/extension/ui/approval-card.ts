@@ -52,12 +52,13 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
 
   if (risk.danger) card.append(riskBanner(el, risk, t));
   if (view.previous) card.append(changedBanner(el, view, t));
-  card.append(...identity(el, view, risk, t));
+  card.append(...(view.toolCall ? toolCallIdentity(el, view, view.toolCall, t) : identity(el, view, risk, t)));
   card.append(factsBlock(el, view, t));
   const concerns = risk.items.filter((i) => i.severity !== 'info');
   if (concerns.length > 0 || rendered.formattingLimited) card.append(concernList(el, concerns, rendered.formattingLimited, t));
 
-  card.append(el('h2', t('summaryHeading')));
+  // A tool call's summary is Countersign's own writing, and the heading says so.
+  card.append(el('h2', t(view.toolCall ? 'toolCallSummaryHeading' : 'summaryHeading')));
   const summary = el('section', undefined, 'summary', true);
   summary.dataset.testid = 'summary';
   summary.append(rendered.fragment);
@@ -137,6 +138,31 @@ function identity(el: TextElements, view: ApprovalView, risk: Risk, t: Translate
   return out;
 }
 
+/**
+ * Who asks for a tool call: the agent and the tool, which kind of item this is (not a Company's
+ * request), and the server as it introduced itself with how it is reached.
+ */
+function toolCallIdentity(el: TextElements, view: ApprovalView, call: NonNullable<ApprovalView['toolCall']>, t: Translate): HTMLElement[] {
+  const agent = inspectText(view.agentName, { singleLine: true }).display;
+  const tool = inspectText(call.tool, { singleLine: true }).display;
+  const heading = el('h1', t('toolCallHeading', [agent, tool]), 'heading');
+  heading.id = 'company-heading';
+  heading.tabIndex = -1;
+  const kind = el('p', t('toolCallKind'), 'kind');
+  kind.dataset.testid = 'item-kind';
+  const server = inspectText(call.server.name, { singleLine: true }).display;
+  const reached = call.server.reached_by;
+  const how = reached.transport === 'stdio' ? [reached.command, ...reached.args].map(shellWord).join(' ') : reached.url;
+  const line = el('p', t(reached.transport === 'stdio' ? 'toolCallServerStdio' : 'toolCallServerHttp', [server, inspectText(how, { singleLine: true }).display]), 'origin', true);
+  line.dataset.testid = 'origin';
+  return [heading, kind, line];
+}
+
+/** One word of a command line as a person would type it: quoted when it has spaces or quotes. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 /** Terms facts in the block: the amount and two more fit the opening size; all of them are beside the buttons. */
 const FACTS_SHOWN = 3;
 
@@ -153,17 +179,21 @@ function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLEle
     block.append(el('dt', label, undefined, true), dd);
     return dd;
   };
-  const facts = factsOf(view.operation.terms, t);
+  if (view.toolCall) {
+    row(t('factsLabelTool'), view.toolCall.tool, 'fact', 'tool');
+    row(t('factsLabelServer'), view.toolCall.server.name, 'fact', 'server');
+  }
+  const facts = view.toolCall ? [] : factsOf(view.operation.terms, t);
   for (const fact of facts.slice(0, FACTS_SHOWN)) {
     const dd = row(fact.label, fact.value, fact.kind === 'money' ? 'money' : 'fact', fact.kind === 'money' ? 'money' : undefined);
     // Which way the money goes, in words, when the terms say it: the eye lands on the amount.
     const way = fact.direction === 'charge' ? 'factYouPay' : fact.direction === 'refund' ? 'factBackToYou' : undefined;
     if (way) dd.append(' ', el('span', t(way), 'direction'));
   }
-  if (facts.length === 0) {
+  if (facts.length === 0 && !view.toolCall) {
     block.append(el('dt', t('factsLabelTerms')), el('dd', t('factsNoTerms'), 'fact'));
   }
-  const forWhom = el('dd', sessionWords(view.session, t), 'for-whom');
+  const forWhom = el('dd', view.toolCall ? t('factsThisComputer') : sessionWords(view.session, t), 'for-whom');
   forWhom.dataset.testid = 'for-whom';
   block.append(el('dt', t('factsLabelFor')), forWhom);
   // Two agents may share a name (one of them could be any local process): the key tells them apart.

@@ -89,7 +89,7 @@ export class FakeCompanion implements ApprovalCompanion {
 
   async markSent(approval: Approval): Promise<boolean> {
     const key = this.key(approval.operation_id, approval.revision);
-    if (this.decided.get(key) !== 'approved') throw new CountersignError('ERR_INPUT_INVALID', `no approval of ${key}`);
+    if (this.decided.get(key) !== 'approved') throw new CountersignError('ERR_ARGUMENT_INVALID', `no approval of ${key}`);
     if (this.withdrawn.has(key)) return false;
     if (!this.marked.has(key)) {
       this.marked.add(key);

@@ -138,12 +138,12 @@ describe('page messages: the dispatch', () => {
     expect(services.ready).not.toHaveBeenCalled();
   });
 
-  it('errors are answered as { error }: a CountersignError as it is, anything else as ERR_INPUT_INVALID', async () => {
+  it('errors are answered as { error }: a CountersignError as it is, anything else as ERR_REMOTE', async () => {
     const { ctx, parts } = fakes();
     parts.queue.decide.mockRejectedValueOnce(new CountersignError('ERR_TOO_LATE', 'already decided'));
     expect(await dispatchPageMessage(EXAMPLES['countersign/decide'], { id: OWN_ID, url: pageAt('approve') }, ctx)).toEqual({ error: { code: 'ERR_TOO_LATE', message: 'already decided' } });
     parts.queue.declineAll.mockRejectedValueOnce(new Error('disk full'));
-    expect(await dispatchPageMessage(EXAMPLES['countersign/decline-all'], { id: OWN_ID, url: pageAt('approve') }, ctx)).toEqual({ error: { code: 'ERR_INPUT_INVALID', message: 'Error: disk full' } });
+    expect(await dispatchPageMessage(EXAMPLES['countersign/decline-all'], { id: OWN_ID, url: pageAt('approve') }, ctx)).toEqual({ error: { code: 'ERR_REMOTE', message: 'Error: disk full' } });
   });
 
   it('the approval gate still holds behind the page check: too quick, or the bridge down', async () => {

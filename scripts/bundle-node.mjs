@@ -1,0 +1,45 @@
+// One esbuild configuration for every Node file this repository ships (the bridge, the package's
+// other commands and the agent SDK), so that they cannot drift apart: platform node, ES module,
+// the oldest Node that package.json "engines" allows, and every import bundled in. Nothing is
+// external, so a bundle runs without node_modules: the bridge installer copies its bundle
+// anywhere, and the npm package needs no runtime dependencies.
+import { chmod, mkdir, readFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * Bundle `entry` into `outfile`. `bin: true` adds the shebang and the executable bit. Returns
+ * esbuild's metafile, whose inputs say which packages went into the bundle.
+ */
+export async function bundleNode({ entry, outfile, bin = false, define = {}, minify = false }) {
+  await mkdir(path.dirname(outfile), { recursive: true });
+  const result = await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // ES module builds first (jsonc-parser's "main" is a UMD file that require()s its own parts).
+    mainFields: ['module', 'main'],
+    minify,
+    sourcemap: false,
+    legalComments: 'eof',
+    // The MCP SDK's stdio transport spawns servers through cross-spawn, a CommonJS module that
+    // require()s Node built-ins: a real `require` (node:module's createRequire) lets it run.
+    banner: { js: `${bin ? '#!/usr/bin/env node\n' : ''}import { createRequire as __countersignRequire } from 'node:module';\nconst require = __countersignRequire(import.meta.url);` },
+    define,
+    // Nothing is external. The code must import no browser-only module (esbuild would not stop it).
+    external: [],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  // A CommonJS dependency that require()s a module becomes `__require("x")`, which the banner's
+  // `require` serves for Node built-ins only: anything else would fail in a user's process, and
+  // only when that code path runs. Fail here instead.
+  const dynamic = [...(await readFile(outfile, 'utf8')).matchAll(/\b__require\(\s*["']([^"']+)["']/g)].map((m) => m[1]).filter((name) => !isBuiltin(name));
+  if (dynamic.length > 0) throw new Error(`${path.basename(outfile)}: a bundled CommonJS module requires ${[...new Set(dynamic)].join(', ')} at run time, which is not a Node built-in`);
+  if (bin) await chmod(outfile, 0o755);
+  return result.metafile;
+}

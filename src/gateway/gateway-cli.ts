@@ -1,0 +1,129 @@
+import { readFile } from 'node:fs/promises';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Readable, Writable } from 'node:stream';
+import { Companion } from '../agent/index';
+import { formatPairingCode } from '../protocol/fingerprint';
+import { isCountersignError } from '../protocol/errors';
+import { CountersignLink } from './countersign-link';
+import { parseGatewayArgs, USAGE, type GatewayRun } from './gateway-args';
+import { parseGatewayConfig } from './gateway-config';
+import { Gateway } from './gateway-server';
+import { FileToolCallJournal } from './tool-call-journal';
+import { connectUpstream, type Upstream } from './upstream-connection';
+
+/**
+ * The `countersign-mcp` command: `pair` once, then run as the MCP server a client launches. Its
+ * stdout is the MCP channel while it runs, so everything for people goes to stderr.
+ */
+
+export const GATEWAY_VERSION = '0.1.0';
+
+export interface GatewayCliDeps {
+  argv: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  stdin: Readable;
+  stdout: Writable;
+  stderr: { write(text: string): unknown };
+  /** Resolves when the client goes away (stdin closed) or a signal asks us to stop. */
+  stopped?: Promise<void>;
+}
+
+export async function runGatewayCli(deps: GatewayCliDeps): Promise<number> {
+  let command;
+  try {
+    command = parseGatewayArgs(deps.argv, deps.env);
+  } catch (error) {
+    deps.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  switch (command.command) {
+    case 'help':
+      deps.stdout.write(`${USAGE}\n`);
+      return 0;
+    case 'version':
+      deps.stdout.write(`countersign-mcp ${GATEWAY_VERSION}\n`);
+      return 0;
+    case 'pair':
+      return pair(command.agentName, new CountersignLink({ agentName: command.agentName, configDir: command.configDir, env: deps.env }).configDir, deps);
+    case 'run':
+      return run(command, deps);
+  }
+}
+
+async function pair(agentName: string, configDir: string, deps: GatewayCliDeps): Promise<number> {
+  let companion;
+  try {
+    companion = await Companion.connect({ agentName, configDir, env: deps.env });
+  } catch (error) {
+    deps.stderr.write(`countersign-mcp: could not reach Countersign: ${error instanceof Error ? error.message : String(error)}\nIs the browser with the Countersign extension open? Check with: countersign-bridge doctor\n`);
+    return 1;
+  }
+  try {
+    if (companion.paired) {
+      deps.stderr.write(`Already paired with Countersign (this gateway's key: ${companion.fingerprint}).\n`);
+      return 0;
+    }
+    const pairing = await companion.pair();
+    deps.stderr.write(
+      `Countersign opened a window asking to pair "${pairing.fingerprint}".\n` +
+        `Type this code there to confirm:  ${formatPairingCode(pairing.code)}\n` +
+        `Check that the window shows the key fingerprint ${pairing.fingerprint}.\n`,
+    );
+    await pairing.confirmed;
+    deps.stderr.write('Paired. Add countersign-mcp to your MCP client (see the README).\n');
+    return 0;
+  } catch (error) {
+    deps.stderr.write(`countersign-mcp: pairing did not complete: ${isCountersignError(error) ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await companion.close();
+  }
+}
+
+async function run(command: GatewayRun, deps: GatewayCliDeps): Promise<number> {
+  let upstreamSpecs = command.upstreams;
+  let agentName = command.agentName;
+  let configDir = command.configDir;
+  let askAll = command.askAll;
+  let expirySeconds = command.expirySeconds;
+  if (command.configFile !== undefined) {
+    try {
+      const config = parseGatewayConfig(await readFile(command.configFile, 'utf8'), command.configFile);
+      upstreamSpecs = config.upstreams;
+      agentName = config.agent_name ?? agentName;
+      configDir = config.config_dir ?? configDir;
+      askAll = askAll || config.ask_all === true;
+      expirySeconds = config.expiry_seconds ?? expirySeconds;
+    } catch (error) {
+      deps.stderr.write(`countersign-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
+  }
+  const link = new CountersignLink({ agentName, configDir, env: deps.env });
+  const upstreams: Upstream[] = [];
+  try {
+    for (const spec of upstreamSpecs) upstreams.push(await connectUpstream(spec, { clientInfo: { name: 'countersign-mcp', version: GATEWAY_VERSION } }));
+  } catch (error) {
+    deps.stderr.write(`countersign-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    await Promise.all(upstreams.map((u) => u.client.close().catch(() => undefined)));
+    return 1;
+  }
+  const gateway = new Gateway({
+    upstreams,
+    approver: link,
+    operations: link,
+    journal: new FileToolCallJournal(link.configDir),
+    serverInfo: { name: 'countersign-mcp', version: GATEWAY_VERSION },
+    askAll,
+    expiryMs: expirySeconds * 1000,
+  });
+  const closed = new Promise<void>((resolve) => {
+    gateway.server.onclose = () => resolve();
+    for (const u of upstreams) u.client.onclose = () => resolve();
+  });
+  await gateway.server.connect(new StdioServerTransport(deps.stdin, deps.stdout));
+  await Promise.race([closed, deps.stopped ?? new Promise<void>(() => undefined)]);
+  await gateway.close();
+  await link.close();
+  return 0;
+}

@@ -1,0 +1,145 @@
+import * as z from 'zod';
+import { base64url32Schema } from './base64url';
+import { nonceSchema, thumbprintSchema } from './bridge-messages';
+import { canonicalJson } from './canonical-json';
+import { DECISION_IAT_SKEW_SECONDS, DECISION_VERSION, publicJwkThumbprint, signCompactJws, verifyCompactJws, type DecisionAlg } from './decision';
+import { CountersignError, isCountersignError } from './errors';
+import { idSchema } from './id';
+import { parsePublicJwk } from './jwk';
+import { parseWith } from './parse-with';
+import { instantOf } from './rfc3339';
+import { digestToolArguments, toolCallRevision, toolServerSchema, type ToolCall } from './tool-call';
+import { B64U_32_PATTERN, B64U_32_RULE } from './base64url';
+
+/**
+ * Signed decisions about a tool call (docs/bridge-protocol.md, "The signed tool-call decision"):
+ * what countersign-mcp runs a tool with. The same compact JWS as a Company approval's decision
+ * (decision.ts), but a different `typ` and a `kind` claim, and no `company`: a tool-call decision
+ * fails `verifyDecision` at its header and its schema, and a Company decision fails
+ * `verifyToolCallDecision` the same way. Neither can pass for the other.
+ *
+ *   protected header: { "alg", "typ": "countersign-tool-call+jwt", "kid" }
+ *   payload, in this order:
+ *     { "v": 1, "kind": "tool_call", "status": "approved" | "declined", "call_id", "revision",
+ *       "server": { "name", "reached_by" }, "tool", "arguments_sha256", "aud", "nonce", "iat",
+ *       "expires_at" }
+ *
+ * `revision` is toolCallRevision (server, tool and arguments together) and `arguments_sha256`
+ * the arguments' own digest, so a verifier holding the call checks both without the summary:
+ * the summary is a function of them (toolCallSummary), written by the extension.
+ */
+
+export const TOOL_CALL_DECISION_TYP = 'countersign-tool-call+jwt';
+
+export const toolCallClaimsSchema = z.strictObject({
+  v: z.literal(DECISION_VERSION, { error: `expected ${DECISION_VERSION}` }),
+  kind: z.literal('tool_call', { error: 'expected "tool_call"' }),
+  status: z.enum(['approved', 'declined'], { error: 'expected "approved" or "declined"' }),
+  call_id: idSchema,
+  revision: base64url32Schema,
+  server: toolServerSchema,
+  tool: z.string({ error: 'expected a string' }).min(1).max(256),
+  arguments_sha256: base64url32Schema,
+  aud: thumbprintSchema,
+  nonce: nonceSchema,
+  iat: z.number({ error: 'expected a number' }).int({ error: 'expected whole seconds' }).min(0, { error: 'expected a time after 1970' }),
+  expires_at: z.string({ error: 'expected an RFC 3339 date-time' }),
+});
+export type ToolCallClaims = z.output<typeof toolCallClaimsSchema>;
+
+const CLAIM_ORDER = Object.keys(toolCallClaimsSchema.shape) as Array<keyof ToolCallClaims>;
+
+function invalid(message: string, cause?: unknown): CountersignError {
+  return new CountersignError('ERR_DECISION_INVALID', message, cause === undefined ? undefined : { cause });
+}
+
+function mismatch(field: string, what: string): CountersignError {
+  return new CountersignError('ERR_DECISION_MISMATCH', `decision.${field}: does not match ${what}`);
+}
+
+function expiresMs(expiresAt: string): number {
+  try {
+    return instantOf(expiresAt);
+  } catch (error) {
+    throw invalid(`decision.expires_at: ${(error as Error).message}`);
+  }
+}
+
+/** The claims of a tool-call decision: exactly the call the window showed, for the agent that asked. */
+export async function toolCallDecisionClaims(
+  subject: { call: ToolCall; agent: string; nonce: string },
+  status: 'approved' | 'declined',
+  now = Date.now(),
+): Promise<ToolCallClaims> {
+  const { call } = subject;
+  return {
+    v: DECISION_VERSION,
+    kind: 'tool_call',
+    status,
+    call_id: call.call_id,
+    revision: await toolCallRevision(call),
+    server: { name: call.server.name, reached_by: call.server.reached_by },
+    tool: call.tool,
+    arguments_sha256: await digestToolArguments(call.arguments),
+    aud: subject.agent,
+    nonce: subject.nonce,
+    iat: Math.floor(now / 1000),
+    expires_at: call.expires_at,
+  };
+}
+
+/** Sign a tool-call decision as the extension's key (the same key and rules as signDecision). */
+export async function signToolCallDecision(claims: ToolCallClaims, privateKey: CryptoKey, alg: DecisionAlg, kid: string): Promise<string> {
+  const checked = parseWith(toolCallClaimsSchema, claims, 'ERR_DECISION_INVALID', 'decision');
+  if (typeof kid !== 'string' || !B64U_32_PATTERN.test(kid)) throw new CountersignError('ERR_KEY_INVALID', `kid: expected the key's RFC 7638 thumbprint, ${B64U_32_RULE}`);
+  if (checked.iat * 1000 > expiresMs(checked.expires_at)) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: after the tool call\'s expires_at');
+  const ordered: Record<string, unknown> = {};
+  for (const name of CLAIM_ORDER) ordered[name] = checked[name];
+  return signCompactJws({ alg, typ: TOOL_CALL_DECISION_TYP, kid }, new TextEncoder().encode(JSON.stringify(ordered)), privateKey);
+}
+
+export interface VerifyToolCallDecisionOptions {
+  /** The extension's public key, pinned at pairing. */
+  pinnedKey: unknown;
+  expected: { call: ToolCall; audience: string; nonce: string };
+  now?: Date;
+}
+
+/**
+ * Verify a tool-call decision the way countersign-mcp must before it runs the tool: signature
+ * with the pinned key, every claim equal to the call it asked about, and time. Returns the claims;
+ * run the tool only when `status` is "approved". Errors as verifyDecision's.
+ */
+export async function verifyToolCallDecision(jws: string, options: VerifyToolCallDecisionOptions): Promise<ToolCallClaims> {
+  try {
+    const pinned = parsePublicJwk(options.pinnedKey, 'pinnedKey');
+    const nowMs = (options.now ?? new Date()).getTime();
+    const { header, payload } = await verifyCompactJws(jws, pinned);
+    if (header.typ !== TOOL_CALL_DECISION_TYP) throw invalid(`decision header.typ: expected "${TOOL_CALL_DECISION_TYP}"`);
+    if (header.kid !== (await publicJwkThumbprint(pinned))) throw invalid('decision header.kid: expected the thumbprint of the pinned key');
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+    } catch (cause) {
+      throw invalid('decision payload: expected UTF-8 JSON', cause);
+    }
+    const claims = parseWith(toolCallClaimsSchema, json, 'ERR_DECISION_INVALID', 'decision');
+    const { call, audience, nonce } = options.expected;
+    if (claims.call_id !== call.call_id) throw mismatch('call_id', 'the tool call asked about');
+    if (claims.revision !== (await toolCallRevision(call))) throw mismatch('revision', 'the server, tool and arguments asked about');
+    if (canonicalJson(claims.server) !== canonicalJson(call.server)) throw mismatch('server', 'the server asked about');
+    if (claims.tool !== call.tool) throw mismatch('tool', 'the tool asked about');
+    if (claims.arguments_sha256 !== (await digestToolArguments(call.arguments))) throw mismatch('arguments_sha256', 'the SHA-256 of the canonical arguments');
+    if (claims.aud !== audience) throw mismatch('aud', 'this agent\'s key thumbprint');
+    if (claims.nonce !== nonce) throw mismatch('nonce', 'the nonce of this request');
+    if (claims.expires_at !== call.expires_at) throw mismatch('expires_at', 'the tool call\'s expires_at');
+    const expires = expiresMs(claims.expires_at);
+    if (nowMs > expires) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.expires_at: the tool call has expired');
+    if (claims.iat * 1000 > expires) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: decided after the tool call\'s expires_at');
+    if (claims.iat > Math.floor(nowMs / 1000) + DECISION_IAT_SKEW_SECONDS) throw invalid('decision.iat: in the future');
+    return claims;
+  } catch (cause) {
+    if (isCountersignError(cause)) throw cause;
+    throw new CountersignError('ERR_ARGUMENT_INVALID', 'options: expected values that can be read, got one that threw, so the decision was not verified', { cause });
+  }
+}
