@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: the perform loop is one state machine (spec sections 5-7, from
+// the first request to the reported outcome), and each step's rule reads next to the others it
+// depends on. The interfaces (interfaces/) and the journal (perform-journal.ts) live apart.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parseExtensionsHeader, formatExtensionsHeader, supportsOperationsV2 } from '../protocol/advertising-support';
 import type { Approval } from '../protocol/approval';

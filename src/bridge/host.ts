@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: the host is one state machine over two channels (native
+// messaging and the agent socket), and every relay rule depends on the state both share. Limits
+// and deadlines live in hygiene.ts, the socket in socket.ts.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Readable, Writable } from 'node:stream';

@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: one installer for three OSes, whose manifest, launcher and
+// registry steps must stay in one order for install, uninstall and what doctor checks. The
+// per-browser facts live in browsers.ts.
 import * as z from 'zod';
 import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../extension/manifest-key';
 import { NATIVE_HOST_NAME } from '../protocol/bridge';

@@ -4,6 +4,9 @@ import { ApprovalQueue, MAX_PENDING_PER_AGENT, type AgentReply, type IncomingApp
 import { extensionKey, signRecord } from '../../src/extension/keys';
 import { Store, approvalKey, type PairedAgent, type StoredKeyPair } from '../../src/extension/store';
 import { digestSummary, digestTerms, verifyDecision, type DecisionClaims } from '../../src/protocol/decision';
+import { toolCallRevision, toolCallSummary } from '../../src/protocol/tool-call';
+import { verifyToolCallDecision } from '../../src/protocol/tool-call-decision';
+import { toolCallAsRequest } from '../../src/extension/tool-call-request';
 
 /** An RFC 7638 thumbprint's shape: the signer puts it in `aud`. */
 const AGENT = `agentA${'_'.repeat(36)}A`;
@@ -97,6 +100,26 @@ describe('approval queue (spec sections 3, 5, 7)', () => {
     const claims = await verified((sent[0]![1] as { jws?: string }).jws, r);
     expect(claims).toMatchObject({ status: 'approved', summary_sha256: await digestSummary(r.operation.summary), terms_sha256: await digestTerms(undefined) });
     expect(claims.iat).toBe(Math.floor(NOW / 1000));
+  });
+
+  it('a tool call (countersign-mcp) is signed as a tool-call decision over exactly its call, which no Company approval check accepts', async () => {
+    const call = {
+      call_id: 'call_1',
+      server: { name: 'secure-filesystem-server', reached_by: { transport: 'stdio' as const, command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '/home/me'] } },
+      tool: 'write_file',
+      arguments: { path: '/home/me/a.txt', content: 'hi' },
+      expires_at: '2026-10-08T12:20:00-07:00',
+    };
+    const r = await toolCallAsRequest({ id: 'req_tool', nonce: `${'t'.repeat(42)}A`, tool_call: call });
+    await queue.receive(agent, 'c1', r);
+    const [stored] = await store.byState('pending');
+    expect(stored?.toolCall).toEqual(call);
+    expect(stored?.operation.summary).toBe(toolCallSummary(call));
+    await queue.decide(stored!.key, 'approve');
+    const jws = (sent[0]![1] as { jws?: string }).jws!;
+    const claims = await verifyToolCallDecision(jws, { pinnedKey: key.publicJwk, expected: { call, audience: AGENT, nonce: r.nonce }, now: new Date(now) });
+    expect(claims).toMatchObject({ kind: 'tool_call', status: 'approved', call_id: 'call_1', tool: 'write_file', revision: await toolCallRevision(call) });
+    await expect(verified(jws, r)).rejects.toMatchObject({ code: 'ERR_DECISION_INVALID' });
   });
 
   it('a decided revision asked again gets the stored decision, re-signed for the new nonce, without a prompt', async () => {

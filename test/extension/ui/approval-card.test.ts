@@ -7,6 +7,7 @@ import type { ApprovalView } from '../../../src/extension/snapshot';
 import { chromeGetMessage, englishMessages } from './locale-table';
 import { textOf } from './fake-browser';
 import { EXCHANGE_REQUEST, jacketOperation, jacketView, STORMLINE, T700, TERMS } from './jacket-view';
+import { toolCallAsRequest } from '../../../src/extension/tool-call-request';
 
 /** The English translator, recording every text it gave the card. */
 function recording(): Translate & { shown: Set<string> } {
@@ -224,5 +225,49 @@ describe('approval card: a new revision while reading', () => {
     expect(textOf(banner.querySelector('strong'))).toBe(t('changedBanner', STORMLINE.name));
     expect(textOf(banner.querySelector('.changes'))).toBe('Price difference $70.00 → $700.00');
     expect($('[data-testid="diff"]')).not.toBeNull();
+  });
+});
+
+describe('a tool call from countersign-mcp (docs/mcp-gateway.md, "What you approve")', () => {
+  async function toolCallView(): Promise<ApprovalView> {
+    const req = await toolCallAsRequest({
+      id: 'req_1',
+      nonce: 'N'.repeat(42) + 'A',
+      tool_call: {
+        call_id: 'call_1',
+        server: { name: 'secure-filesystem-server', reached_by: { transport: 'stdio', command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '/home/me/my notes'] } },
+        tool: 'write_file',
+        arguments: { path: '/home/me/my notes/a.txt', content: '**not bold** <b>x</b>' },
+        expires_at: '2026-10-08T19:20:00Z',
+      },
+    });
+    // `url` only feeds the helper's own origin, which `origin: null` then replaces (a tool call has no web address).
+    return jacketView({ url: 'https://unused.example', company: req.company, origin: null, operation: req.operation, request: req.request, session: req.session, toolCall: { server: req.toolCall!.server, tool: 'write_file' } });
+  }
+
+  it('says which kind of item it is, names the server and how it is started, and heads the summary as Countersign\'s own', async () => {
+    const { card, t, $ } = render(await toolCallView());
+    expect($('#company-heading')?.textContent).toBe('Desk agent wants to call the tool write_file');
+    expect($('[data-testid="item-kind"]')?.textContent).toMatch(/^A tool call on this computer, not a request from a Company\./);
+    expect($('[data-testid="origin"]')?.textContent).toBe("Server secure-filesystem-server, started with: npx @modelcontextprotocol/server-filesystem '/home/me/my notes'");
+    expect(textOf(card)).toContain('What will be called, written by Countersign from what your agent is about to call');
+    expect(textOf(card)).not.toContain('in the Company’s words');
+    expect($('[data-testid="tool"]')?.textContent).toBe('write_file');
+    expect($('[data-testid="server"]')?.textContent).toBe('secure-filesystem-server');
+    expect($('[data-testid="for-whom"]')?.textContent).toBe('this computer (no Company involved)');
+    expect(unmarked(card, t.shown)).toEqual([]);
+  });
+
+  it('shows the arguments as typed: no emphasis or HTML of theirs takes effect', async () => {
+    const { $ } = render(await toolCallView());
+    const summary = $('[data-testid="summary"]')!;
+    expect(summary.textContent).toContain('content: "**not bold** <b>x</b>"');
+    expect(summary.querySelector('b, em')).toBeNull();
+  });
+
+  it('a Company operation keeps its own heading and no tool-call line', () => {
+    const { $ } = render(jacketView());
+    expect($('[data-testid="item-kind"]')).toBeNull();
+    expect($('#company-heading')?.textContent).toContain('Stormline');
   });
 });
