@@ -75,10 +75,10 @@ export interface ExchangeRequest {
  * item, so the same operation ID never names another action.
  */
 export function exchangePlan(deps: ActionDeps, order: Order, request: ExchangeRequest): ActionPlan {
-  const operationId = deps.operations.operationId('exc', { action: 'exchange', order_id: order.id, item_id: request.itemId });
   return {
-    operationId,
-    describe(): Described {
+    prefix: 'exc',
+    identity: { action: 'exchange', order_id: order.id, item_id: request.itemId },
+    describe(_nowMs: number, operationId: string): Described {
       const item = order.items.find((i) => i.id === request.itemId);
       if (item === undefined) return { ok: false, error: notFound(`item ${request.itemId} on order ${order.id}`) };
       if (item.status !== 'active') {
@@ -157,10 +157,10 @@ export interface CancelRequest {
 
 /** Cancelling a subscription, at the end of the period or now. Its identity is the subscription. */
 export function cancelPlan(deps: ActionDeps, subscription: Subscription, request: CancelRequest): ActionPlan {
-  const operationId = deps.operations.operationId('can', { action: 'cancel_subscription', subscription_id: subscription.id });
   return {
-    operationId,
-    describe(nowMs: number): Described {
+    prefix: 'can',
+    identity: { action: 'cancel_subscription', subscription_id: subscription.id },
+    describe(nowMs: number, operationId: string): Described {
       if (subscription.status !== 'active') {
         return { ok: false, error: { status: 409, error: 'subscription_not_active', description: `subscription ${subscription.id} is already cancelled` } };
       }

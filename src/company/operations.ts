@@ -54,10 +54,17 @@ export interface Description {
 
 export type Described = { ok: true; description: Description } | { ok: false; error: ActionError };
 
-/** An action that needs approval, computed from a request. */
+/**
+ * An action that needs approval, computed from a request. Its operation ID comes from its
+ * identity and who it is for (Operations.operationId); `describe` gets it, for the records the
+ * action writes.
+ */
 export interface ActionPlan {
-  operationId: string;
-  describe(nowMs: number): Described;
+  /** `exc`, `can`: the operation ID's prefix. */
+  prefix: string;
+  /** What makes it this action (section 3, "New terms"): the order and item, the subscription. */
+  identity: JsonObject;
+  describe(nowMs: number, operationId: string): Described;
 }
 
 /** One request with or without an approval, through one interface. */
@@ -166,12 +173,26 @@ export class Operations {
   }
 
   /**
-   * The operation ID of an action: `<prefix>_<12 characters of HMAC>` over its identity (section
-   * 3, `operation_id`). The identity must name one action: an item is exchanged at most once
-   * (the replacement is a new item), a subscription is cancelled at most once.
+   * The operation ID of an action for one scope (section 3, `operation_id`, and "Who can approve
+   * it"): `<prefix>_` + 6 characters of HMAC over the action's identity + 10 over the identity and
+   * the scope. Each signed-out Session and each account has its own operation for the same action,
+   * so an operation is returned in one Session (or account) only, and the approval of another
+   * Session never meets the first one's record (docs/reference-company.md, "How operations are
+   * computed"). The shared first part says "the same action" where the Company must recognise it
+   * without the scope: a signed-out Session holding an account's approval gets a challenge.
+   * The identity names one action: an item is exchanged at most once (the replacement is a new
+   * item), a subscription is cancelled at most once.
    */
-  operationId(prefix: string, identity: JsonObject): string {
-    return `${prefix}_${this.#hmac({ purpose: 'operation_id', ...identity }).slice(0, 12)}`;
+  operationId(prefix: string, identity: JsonObject, scope: Scope): string {
+    const action = this.#hmac({ purpose: 'operation_id', ...identity }).slice(0, 6);
+    const owner = this.#hmac({ purpose: 'operation_id', ...identity, scope }).slice(0, 10);
+    return `${prefix}_${action}${owner}`;
+  }
+
+  /** Whether an operation ID names this plan's action, whichever scope it was made for. */
+  #sameAction(plan: ActionPlan, operationId: string): boolean {
+    const action = this.#hmac({ purpose: 'operation_id', ...plan.identity }).slice(0, 6);
+    return operationId.length === plan.prefix.length + 17 && operationId.startsWith(`${plan.prefix}_${action}`);
   }
 
   #revision(context: CheckContext, scope: Scope, operationId: string, description: Description, expiresAt: string, epochSeconds: number): string {
@@ -253,23 +274,30 @@ export class Operations {
    */
   decide(context: CheckContext, plan: ActionPlan): Decision {
     const now = this.#now();
+    // The operation for this caller, or, when the approval names one of this action for another of
+    // the caller's scopes (its own Session's, from before it signed in), that one.
+    const scopes = approvableScopes(context.caller);
+    const ids = scopes.map((scope) => this.operationId(plan.prefix, plan.identity, scope));
+    const named = context.approval === undefined ? -1 : ids.indexOf(context.approval.operation_id);
+    const operationId = ids[named === -1 ? scopes.indexOf(primaryScope(context.caller)) : named]!;
     if (!context.declared) {
       // Section 2: "A Company MUST NOT return operations in response to a request that doesn't declare it."
-      const described = plan.describe(now);
+      const described = plan.describe(now, operationId);
       return described.ok ? { kind: 'extension_required' } : { kind: 'refused', error: described.error };
     }
-    let approval = context.approval?.operation_id === plan.operationId ? context.approval : undefined;
-    const record = this.#records.get(plan.operationId);
-    if (approval !== undefined) {
-      // Check 1 (section 3, "Who can approve it").
-      // For an operation not performed yet, the revision's HMAC covers who may approve it, so a
-      // Session that can't is caught by check 3, with the same response (a new operation).
-      const accountOwned = record !== undefined ? record.scope.startsWith('account:') : REVISION.exec(approval.revision)?.[2] === 'a';
-      // "A signed-out Session of the same Personal Agent and User gets a challenge for the account."
-      if (accountOwned && context.caller.accountId === null) return { kind: 'challenge' };
-      // "If it can't, the Company handles the request as if it had no approval."
-      if (record !== undefined && !approvableScopes(context.caller).includes(record.scope)) approval = undefined;
+    const approval = named === -1 ? undefined : context.approval;
+    const record = this.#records.get(operationId);
+    // Check 1 (section 3, "Who can approve it"): "A signed-out Session of the same Personal Agent and
+    // User gets a challenge for the account." An account's operation of this action, held by a
+    // Session that is signed out: its revision says it was returned signed in.
+    if (approval === undefined && context.approval !== undefined && context.caller.accountId === null && this.#sameAction(plan, context.approval.operation_id)) {
+      const accountRecord = this.#records.get(context.approval.operation_id);
+      const accountOwned = accountRecord !== undefined ? accountRecord.scope.startsWith('account:') : REVISION.exec(context.approval.revision)?.[2] === 'a';
+      if (accountOwned) return { kind: 'challenge' };
     }
+    // Otherwise an approval for another Session's or account's operation is handled as if the
+    // request had none ("If it can't, the Company handles the request as if it had no approval"):
+    // it named no operation of this caller's.
     if (record !== undefined) {
       // Section 7: "While an operation is being performed, or the Company doesn't know whether it
       // took effect ... the Company MUST NOT respond as if it failed." Also for a request without
@@ -280,18 +308,18 @@ export class Operations {
       // the Company gave the first time".
       if (approval !== undefined) return { kind: 'performed', record: record as OperationRecord & { outcome: Outcome } };
     }
-    const described = plan.describe(now);
+    const described = plan.describe(now, operationId);
     if (!described.ok) return { kind: 'refused', error: described.error };
     if (approval !== undefined) {
-      const scope = this.#verify(context, plan.operationId, described.description, approval.revision);
+      const scope = this.#verify(context, operationId, described.description, approval.revision);
       if (scope !== null && (context.acceptRevision?.(approval.revision) ?? true)) {
         const epochSeconds = Number(REVISION.exec(approval.revision)?.[1]);
-        return { kind: 'perform', context, operationId: plan.operationId, scope, approval, expiresAt: rfc3339(epochSeconds), description: described.description };
+        return { kind: 'perform', context, operationId, scope, approval, expiresAt: rfc3339(epochSeconds), description: described.description };
       }
     }
     // Section 4 without an approval; section 6 "If check 3 fails, it performs nothing and returns
     // the operation with a revision for what the request asks".
-    return { kind: 'operation', operation: this.#issue(context, plan.operationId, described.description, context.approval?.revision) };
+    return { kind: 'operation', operation: this.#issue(context, operationId, described.description, context.approval?.revision) };
   }
 
   #take(fault: 'dropAfterPerform' | 'crashAfterPerform'): boolean {

@@ -126,8 +126,8 @@ test('the client cancelling the call withdraws the prompt from the window', asyn
   await expect(call).rejects.toThrow();
   // After the gateway's grace for a retry (5 s), the prompt goes: nothing is left to approve.
   await expect(page.getByTestId('summary')).toHaveCount(0, { timeout: 15_000 });
-  const journal = readFileSync(join(configDir, 'gateway-calls.jsonl'), 'utf8');
-  expect(journal).toContain('"status":"cancelled"');
+  // The gateway journals the cancel once the withdrawn prompt has answered it.
+  await expect.poll(() => readFileSync(join(configDir, 'gateway-calls.jsonl'), 'utf8'), { timeout: 10_000 }).toContain('"status":"cancelled"');
   expect(existsSync(file)).toBe(false);
 });
 
