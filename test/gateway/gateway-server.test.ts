@@ -250,6 +250,18 @@ describe('server-everything through the gateway', () => {
     expect(progress.length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a client cancelling an allowed long call gets its cancellation, and the gateway goes on serving', async () => {
+    const { client } = await gatewayFor([everythingSpec()]);
+    const controller = new AbortController();
+    const long = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stop')), 300);
+    const started = Date.now();
+    await expect(long).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(3000);
+    const echoed = await client.callTool({ name: 'echo', arguments: { message: 'still here' } });
+    expect(JSON.stringify(echoed.content)).toContain('still here');
+  });
+
   it('several upstreams: names are prefixed <upstream>__<tool>, and each call reaches its own upstream', async () => {
     const { client } = await gatewayFor([fsSpec(), everythingSpec()]);
     const names = (await client.listTools()).tools.map((t) => t.name);

@@ -300,7 +300,7 @@ describe('README snippets, run from the installed package', () => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const mcpSection = () => fencedBlocks(markdownSection(readme, 'Put your MCP client behind Countersign'));
   const labelled = (start: string, lang: string) => (b: FencedBlock) => b.label.startsWith(start) && b.lang === lang;
-  const PLACEHOLDER_DIR = '/home/me/notes';
+  const PLACEHOLDER_DIR = '/path/to/notes';
   const PLACEHOLDER_URL = 'https://shop.example/mcp';
   const PLACEHOLDER_AUTHORIZATION = 'Authorization: Bearer …';
   const PLACEHOLDER_SESSION = 'Poppy-Session: sess_…';
