@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Companion, isCountersignError, keyFingerprint } from '../../src/agent';
 import { MAX_PAIRING_CODE_ATTEMPTS, MAX_PENDING_PAIRINGS, agentNameKey } from '../../src/extension/agent-sessions';
 import { toView } from '../../src/extension/snapshot';
-import { FakeExtension, waitFor } from '../agent/harness';
+import { FakeExtension, waitFor, rejection } from '../agent/harness';
 
 /**
  * Finding 1: a local process that names itself like a paired agent and asks to pair. Through the
@@ -15,15 +15,6 @@ import { FakeExtension, waitFor } from '../agent/harness';
 const COMPANY = { name: 'Stormline', origin: 'https://stormline.example' };
 const REQUEST = { interface: 'api' as const, method: 'POST', url: 'https://stormline.example/orders/ord_7Hk2/exchanges' };
 const SESSION = { kind: 'this_session' as const };
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('finding 1: pairing cannot be taken by a stray click or a borrowed name', () => {
   let ext: FakeExtension;

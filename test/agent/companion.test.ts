@@ -10,7 +10,7 @@ import { approvalKey } from '../../src/extension/store';
 import { wireJwk } from '../../src/extension/agent-sessions';
 import { base64urlDecode, base64urlEncode } from '../../src/protocol/bridge';
 import { generateSigningKeyPair, signDecision, verifyDecision, type DecisionClaims } from '../../src/protocol/decision';
-import { FakeExtension, waitFor } from './harness';
+import { FakeExtension, waitFor, rejection } from './harness';
 
 /**
  * The agent SDK against the real bridge process and the real extension services (harness.ts).
@@ -39,15 +39,6 @@ function operation(revision = 'rev1', overrides: Partial<OperationInput> = {}): 
 
 function ask(companion: Companion, op: OperationInput, extra: { signal?: AbortSignal } = {}): Promise<ApprovalResult> {
   return companion.requestApproval({ company: COMPANY, operation: op, request: REQUEST, session: SESSION, ...extra });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function codeOf(error: unknown): string | undefined {

@@ -6,7 +6,7 @@ import { Companion, isCountersignError, type ApprovalResult, type OperationInput
 import { savePinnedKey } from '../../src/agent/keys';
 import { wireJwk } from '../../src/extension/agent-sessions';
 import { generateSigningKeyPair } from '../../src/protocol/decision';
-import { DirectExtension } from './harness';
+import { DirectExtension, rejection } from './harness';
 
 /**
  * The SDK's own validation (every inbound message is validated with the bridge.ts
@@ -25,15 +25,6 @@ function operation(revision = 'rev1'): OperationInput {
 
 function ask(companion: Companion, op: OperationInput): Promise<ApprovalResult> {
   return companion.requestApproval({ company: COMPANY, operation: op, request: REQUEST, session: SESSION });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 const codeOf = (error: unknown) => (isCountersignError(error) ? error.code : undefined);

@@ -48,6 +48,16 @@ export type Tamper = (conn: string, message: ExtensionToAgentMessage) => unknown
 
 let instances = 0;
 
+/** The error a promise rejects with; fails the test if it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
 export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 8000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -6,6 +6,7 @@ import { isCountersignError } from '../../src/agent';
 import { writePrivateFileAtomic } from '../../src/agent/files';
 import { JOURNAL_FILE, Journal, type JournalEntry } from '../../src/agent/journal';
 import { randomNonce } from '../../src/protocol/bridge';
+import { rejection } from './harness';
 
 /**
  * The decision journal's file (format 2): a snapshot line, then one appended line per change,
@@ -71,14 +72,6 @@ async function bytesWrittenBy(dir: string, fn: () => Promise<void>): Promise<num
   return bytes;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 const codeOf = (error: unknown) => (isCountersignError(error) ? error.code : undefined);
 
 const fileOf = (dir: string) => path.join(dir, JOURNAL_FILE);

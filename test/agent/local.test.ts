@@ -11,6 +11,7 @@ import { Journal } from '../../src/agent/journal';
 import { loadOrCreateAgentKey, loadPinnedKey, savePinnedKey } from '../../src/agent/keys';
 import { randomNonce } from '../../src/protocol/bridge';
 import { generateSigningKeyPair, signDecision, verifyDecision, digestSummary } from '../../src/protocol/decision';
+import { rejection } from './harness';
 
 /** The SDK's local parts: where files go, how they are written and read back, and socket discovery. */
 
@@ -27,14 +28,6 @@ async function tempDir(prefix = 'csl-'): Promise<string> {
   return dir;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 const codeOf = (error: unknown) => (isCountersignError(error) ? error.code : undefined);
 
 describe('defaultConfigDir (per OS)', () => {

@@ -19,6 +19,7 @@ import {
   startCompany,
   tempDir,
 } from '../conformance/support/reference';
+import { rejection } from './harness';
 
 /**
  * perform* against the reference Company on a real port, with an in-process stand-in for the
@@ -38,15 +39,6 @@ async function setup(options: { clock?: Clock } = {}) {
 
 function api(company: { url: string }, body: Record<string, unknown> = EXCHANGE_M) {
   return { method: 'POST', url: `${company.url}${EXCHANGE_PATH}`, body, headers: { ...ALEX, 'Idempotency-Key': 'first-key-1' } };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function performed(result: PerformResult<unknown>): asserts result is Extract<PerformResult<unknown>, { status: 'performed' }> {

@@ -6,7 +6,7 @@ import { Companion, CompanionError, JOURNAL_FILE, isCountersignError, type Opera
 import { writePrivateFileAtomic } from '../../src/agent/files';
 import { CountersignError, ERROR_CODES } from '../../src/protocol/errors';
 import { parseOperation } from '../../src/protocol/operation';
-import { DirectExtension } from '../agent/harness';
+import { DirectExtension, rejection } from '../agent/harness';
 
 // Each code means one thing: the caller's mistake, local storage, or the other side. A code that
 // meant all three (the former ERR_INPUT_INVALID) let no caller branch on it.
@@ -16,15 +16,6 @@ const REQUEST = { interface: 'mcp' as const, tool: 'exchange_item', arguments: {
 const OPERATION: OperationInput = { operation_id: 'exc_5Rt2', revision: 'rev1', summary: 'Exchange the jacket for $70.00 more.', expires_at: '2099-10-08T12:20:00-07:00' };
 /** The one style of a validation message: `<field path>: expected <what>, got <what>`. */
 const STYLE = /^[\w.[\]"-]+: expected .+, got .+$/;
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const dirs: string[] = [];
 async function configDir(): Promise<string> {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Companion } from '../../../src/agent/index.ts';
 import { CHROMIUM_PATH, EXTENSION_DIR } from './chromium';
+import { isCountersignError } from '../../../src/protocol/errors';
 
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -83,16 +84,28 @@ export class Stack {
     return connectAgent(this.root, this.env, name, configName);
   }
 
-  /** Pairs a new agent as a person does: types the code the agent shows into the window, then clicks Pair. */
+  /**
+   * Pairs a new agent as a person does: types the code the agent shows into the window, then clicks Pair.
+   * Connects as an agent should (docs/agent-sdk.md, "unavailable": connect again): in the first
+   * seconds after an install the browser may restart the extension's worker, and with it the bridge
+   * the agent had just reached. Seen once on a loaded machine; a second refusal is a failure.
+   */
   async pairedAgent(name: string): Promise<Companion> {
-    const agent = await this.agent(name);
-    const { code, fingerprint, confirmed } = await agent.pair();
-    const page = await this.approvalWindow();
-    const card = page.getByTestId('pairing').filter({ hasText: fingerprint });
-    await card.getByTestId('pair-code-input').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
-    await card.locator('#pair-confirm:enabled').click();
-    await confirmed;
-    return agent;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const agent = await this.agent(name);
+        const { code, fingerprint, confirmed } = await agent.pair();
+        const page = await this.approvalWindow();
+        const card = page.getByTestId('pairing').filter({ hasText: fingerprint });
+        await card.getByTestId('pair-code-input').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
+        await card.locator('#pair-confirm:enabled').click();
+        await confirmed;
+        return agent;
+      } catch (error) {
+        if (attempt > 1 || !isCountersignError(error, 'ERR_COMPANION_UNAVAILABLE')) throw error;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   }
 
   /** The extension's approval window (opened by the background). */
