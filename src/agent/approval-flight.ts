@@ -52,12 +52,7 @@ export function fly(state: CompanionState, id: string, nonce: string, message: z
         else resolve(result);
       },
     };
-    const cancel = () => {
-      // Its answers (the request's `cancelled` decision, the cancel's ack) are expected, not strays.
-      const cancelId = state.newId('c');
-      state.cancelledIds.add(id).add(cancelId);
-      state.send({ type: 'approval_cancel', v: BRIDGE_PROTOCOL_VERSION, id: cancelId, request_id: id });
-    };
+    const cancel = () => sendCancel(state, id);
     const onAbort = () => {
       if (flight.settled) return;
       cancel();
@@ -80,6 +75,14 @@ export function fly(state: CompanionState, id: string, nonce: string, message: z
     state.waiters.set(id, { kind: 'approval', flight });
     if (!state.send(message)) flight.finish({ status: 'unavailable' });
   });
+}
+
+/** Withdraw a waiting request's prompt (`approval_cancel`): an approval's or a tool call's. */
+export function sendCancel(state: CompanionState, requestId: string): void {
+  // Its answers (the request's `cancelled` decision, the cancel's ack) are expected, not strays.
+  const cancelId = state.newId('c');
+  state.cancelledIds.add(requestId).add(cancelId);
+  state.send({ type: 'approval_cancel', v: BRIDGE_PROTOCOL_VERSION, id: cancelId, request_id: requestId });
 }
 
 /** A revision decided before: the stored decision, re-verified against what is asked now. */

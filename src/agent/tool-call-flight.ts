@@ -4,6 +4,7 @@ import { deadlineOf } from '../protocol/rfc3339';
 import { toolCallRevision, type ToolCall, type ToolServer } from '../protocol/tool-call';
 import { verifyToolCallDecision, type ToolCallClaims } from '../protocol/tool-call-decision';
 import { sendAcked } from './acknowledgements';
+import { sendCancel } from './approval-flight';
 import { abortReason, inputError, unavailable, type CompanionState, type Decision } from './companion-state';
 import type { PinnedKey } from './keys';
 
@@ -82,11 +83,7 @@ export async function requestToolCallApproval(state: CompanionState, input: Requ
         else resolve(result);
       },
     };
-    const cancel = () => {
-      const cancelId = state.newId('c');
-      state.cancelledIds.add(id).add(cancelId);
-      state.send({ type: 'approval_cancel', v: BRIDGE_PROTOCOL_VERSION, id: cancelId, request_id: id });
-    };
+    const cancel = () => sendCancel(state, id);
     const onAbort = () => {
       if (flight.settled) return;
       cancel();
