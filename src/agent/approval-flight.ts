@@ -1,10 +1,10 @@
 import type * as z from 'zod';
-import { BRIDGE_PROTOCOL_VERSION, type approvalRequestMessage } from '../protocol/bridge';
+import { BRIDGE_PROTOCOL_VERSION, type AgentToExtensionMessage, type approvalRequestMessage } from '../protocol/bridge';
 import { verifyDecision, type DecisionClaims } from '../protocol/decision';
 import { CountersignError, isCountersignError } from '../protocol/errors';
 import { deadlineOf } from '../protocol/rfc3339';
 import type { ApprovalResult } from './companion-types';
-import { abortReason, type ApprovalFlight, type Company, type CompanionState, type Decision, type InFlightOperation } from './companion-state';
+import { abortReason, type Company, type CompanionState, type Decision, type InFlightOperation, type Waiter } from './companion-state';
 import type { JournalEntry } from './journal';
 import type { PinnedKey } from './keys';
 
@@ -34,46 +34,58 @@ export const epochMs = deadlineOf;
  */
 export function fly(state: CompanionState, id: string, nonce: string, message: z.output<typeof approvalRequestMessage>, signal: AbortSignal | undefined): Promise<ApprovalResult> {
   const { operation, company } = message;
-  return new Promise<ApprovalResult>((resolve, reject) => {
+  return inFlight<ApprovalResult>(state, { id, message, signal, deadlineMs: epochMs(operation.expires_at) + EXPIRY_GRACE_MS, expired: { status: 'expired' }, unavailable: { status: 'unavailable' } }, (finish) => ({
+    kind: 'approval',
+    flight: { id, nonce, operation, company, finish },
+  }));
+}
+
+/**
+ * One request a person answers (an approval, a tool call), in flight until its one answer: the
+ * waiter `register` makes receives it through `finish`; aborting `signal` cancels the prompt
+ * (approval_cancel) and rejects with the signal's reason; past `deadlineMs` the prompt is
+ * cancelled and the request answers `expired`; a link that cannot send answers `unavailable`.
+ */
+export function inFlight<R>(
+  state: CompanionState,
+  request: { id: string; message: AgentToExtensionMessage; signal: AbortSignal | undefined; deadlineMs: number; expired: R; unavailable: R },
+  register: (finish: (result: R | Error) => void) => Waiter,
+): Promise<R> {
+  const { id, signal, deadlineMs } = request;
+  return new Promise<R>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    const flight: ApprovalFlight = {
-      id,
-      nonce,
-      operation,
-      company,
-      settled: false,
-      finish: (result) => {
-        if (flight.settled) return;
-        flight.settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (state.waiters.get(id)?.kind === 'approval') state.waiters.delete(id);
-        if (result instanceof Error) reject(result);
-        else resolve(result);
-      },
-    };
-    const cancel = () => sendCancel(state, id);
-    const onAbort = () => {
-      if (flight.settled) return;
-      cancel();
-      flight.settled = true;
+    let settled = false;
+    const settle = () => {
+      settled = true;
       clearTimeout(timer);
-      state.waiters.delete(id);
+      signal?.removeEventListener('abort', onAbort);
+      if (state.waiters.get(id) === waiter) state.waiters.delete(id);
+    };
+    const finish = (result: R | Error) => {
+      if (settled) return;
+      settle();
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    const onAbort = () => {
+      if (settled) return;
+      sendCancel(state, id);
+      settle();
       reject(abortReason(signal as AbortSignal));
     };
-    const deadline = epochMs(operation.expires_at) + EXPIRY_GRACE_MS;
     const arm = () => {
       timer = setTimeout(() => {
-        if (Date.now() < deadline) return arm();
-        cancel();
-        flight.finish({ status: 'expired' });
-      }, Math.min(Math.max(deadline - Date.now(), 0), MAX_TIMER_MS));
+        if (Date.now() < deadlineMs) return arm();
+        sendCancel(state, id);
+        finish(request.expired);
+      }, Math.min(Math.max(deadlineMs - Date.now(), 0), MAX_TIMER_MS));
       timer.unref();
     };
+    const waiter = register(finish);
     arm();
     signal?.addEventListener('abort', onAbort, { once: true });
-    state.waiters.set(id, { kind: 'approval', flight });
-    if (!state.send(message)) flight.finish({ status: 'unavailable' });
+    state.waiters.set(id, waiter);
+    if (!state.send(request.message)) finish(request.unavailable);
   });
 }
 

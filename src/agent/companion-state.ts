@@ -28,7 +28,7 @@ export interface ApprovalFlight {
   nonce: string;
   operation: InFlightOperation;
   company: Company;
-  settled: boolean;
+  /** Its one answer (approval-flight.ts `inFlight`): a later one is ignored. */
   finish(result: ApprovalResult | Error): void;
 }
 

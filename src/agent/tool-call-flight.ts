@@ -4,8 +4,8 @@ import { deadlineOf } from '../protocol/rfc3339';
 import { toolCallRevision, type ToolCall, type ToolServer } from '../protocol/tool-call';
 import { verifyToolCallDecision, type ToolCallClaims } from '../protocol/tool-call-decision';
 import { sendAcked } from './acknowledgements';
-import { sendCancel } from './approval-flight';
-import { abortReason, inputError, unavailable, type CompanionState, type Decision } from './companion-state';
+import { inFlight } from './approval-flight';
+import { inputError, unavailable, type CompanionState, type Decision } from './companion-state';
 import type { PinnedKey } from './keys';
 
 /**
@@ -37,7 +37,6 @@ export interface ToolCallFlight {
   nonce: string;
   call: ToolCall;
   revision: string;
-  settled: boolean;
   finish(result: ToolCallApprovalResult | Error): void;
 }
 
@@ -63,42 +62,13 @@ export async function requestToolCallApproval(state: CompanionState, input: Requ
   if (state.pin === undefined) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent has not paired with Countersign: pair it first (countersign-mcp pair)');
   if (!(deadlineOf(call.expires_at) > Date.now())) return { status: 'expired', callId: call.call_id, revision };
   if (!state.connected) return { status: 'unavailable', callId: call.call_id, revision };
-  const signal = input.signal;
-  return new Promise<ToolCallApprovalResult>((resolve, reject) => {
-    // eslint-disable-next-line prefer-const -- assigned below, after the flight that clears it exists
-    let timer: NodeJS.Timeout | undefined;
-    const flight: ToolCallFlight = {
-      id,
-      nonce,
-      call,
-      revision,
-      settled: false,
-      finish: (result) => {
-        if (flight.settled) return;
-        flight.settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (state.waiters.get(id)?.kind === 'tool_call') state.waiters.delete(id);
-        if (result instanceof Error) reject(result);
-        else resolve(result);
-      },
-    };
-    const cancel = () => sendCancel(state, id);
-    const onAbort = () => {
-      if (flight.settled) return;
-      cancel();
-      flight.finish(abortReason(signal as AbortSignal) as Error);
-    };
-    // The extension expires the prompt itself and says so; this is the backstop for one that stopped answering.
-    timer = setTimeout(() => {
-      cancel();
-      flight.finish({ status: 'expired', callId: call.call_id, revision });
-    }, Math.max(0, deadlineOf(call.expires_at) - Date.now()) + 30_000);
-    timer.unref();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    state.waiters.set(id, { kind: 'tool_call', flight });
-    if (!state.send(parsed.message)) flight.finish({ status: 'unavailable', callId: call.call_id, revision });
-  });
+  const base = { callId: call.call_id, revision };
+  // The extension expires the prompt itself and says so; the deadline is the backstop for one that stopped answering.
+  return inFlight<ToolCallApprovalResult>(
+    state,
+    { id, message: parsed.message, signal: input.signal, deadlineMs: deadlineOf(call.expires_at) + 30_000, expired: { status: 'expired', ...base }, unavailable: { status: 'unavailable', ...base } },
+    (finish) => ({ kind: 'tool_call', flight: { id, nonce, call, revision, finish } }),
+  );
 }
 
 /** The `decision` answering a tool_call_request: approved only when it verifies against the exact call. */
