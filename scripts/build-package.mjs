@@ -49,7 +49,7 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
  * (Planned: { name: 'countersign', entry: 'src/conformance/cli.ts' }.)
  */
 export const BINS = [
-  { name: 'countersign-bridge', entry: 'src/bridge/main.ts', define: { __COUNTERSIGN_BRIDGE_VERSION__: JSON.stringify(PKG.version) } },
+  { name: 'countersign-bridge', entry: 'src/bridge/main.ts' },
   { name: 'countersign-mcp', entry: 'src/gateway/main.ts' },
 ];
 
@@ -67,9 +67,9 @@ const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
 
 export const NOTICES_FILE = 'dist/THIRD-PARTY-NOTICES.md';
 
-/** esbuild options of one command. */
+/** esbuild options of one command: each reports the package's version (src/protocol/package-version.ts). */
 export function binOptions(bin) {
-  return { entry: path.join(ROOT, bin.entry), outfile: path.join(ROOT, 'dist', `${bin.name}.mjs`), bin: true, define: bin.define ?? {} };
+  return { entry: path.join(ROOT, bin.entry), outfile: path.join(ROOT, 'dist', `${bin.name}.mjs`), bin: true, define: { __COUNTERSIGN_VERSION__: JSON.stringify(PKG.version) } };
 }
 
 /** What package.json must say for the files this script builds; returns the problems found. */

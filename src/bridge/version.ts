@@ -1,9 +1,4 @@
-/**
- * The bridge's own version, reported in `bridge_ready` and `bridge_info`. scripts/build-bridge.mjs
- * defines __COUNTERSIGN_BRIDGE_VERSION__ from package.json; run from source (tsx, tests) it is
- * absent and the version says so.
- */
-declare const __COUNTERSIGN_BRIDGE_VERSION__: string | undefined;
+import { PACKAGE_VERSION } from '../protocol/package-version';
 
-export const BRIDGE_VERSION: string =
-  typeof __COUNTERSIGN_BRIDGE_VERSION__ === 'string' ? __COUNTERSIGN_BRIDGE_VERSION__ : '0.0.0-source';
+/** The bridge's own version, reported in `bridge_ready` and `bridge_info`: the package's. */
+export const BRIDGE_VERSION: string = PACKAGE_VERSION;

@@ -184,15 +184,19 @@ export class Operations {
    * item), a subscription is cancelled at most once.
    */
   operationId(prefix: string, identity: JsonObject, scope: Scope): string {
-    const action = this.#hmac({ purpose: 'operation_id', ...identity }).slice(0, 6);
     const owner = this.#hmac({ purpose: 'operation_id', ...identity, scope }).slice(0, 10);
-    return `${prefix}_${action}${owner}`;
+    return `${this.#actionPart(prefix, identity)}${owner}`;
+  }
+
+  /** `<prefix>_` and the action's 6 characters: what every scope's operation ID of it starts with. */
+  #actionPart(prefix: string, identity: JsonObject): string {
+    return `${prefix}_${this.#hmac({ purpose: 'operation_id', ...identity }).slice(0, 6)}`;
   }
 
   /** Whether an operation ID names this plan's action, whichever scope it was made for. */
   #sameAction(plan: ActionPlan, operationId: string): boolean {
-    const action = this.#hmac({ purpose: 'operation_id', ...plan.identity }).slice(0, 6);
-    return operationId.length === plan.prefix.length + 17 && operationId.startsWith(`${plan.prefix}_${action}`);
+    const action = this.#actionPart(plan.prefix, plan.identity);
+    return operationId.length === action.length + 10 && operationId.startsWith(action);
   }
 
   #revision(context: CheckContext, scope: Scope, operationId: string, description: Description, expiresAt: string, epochSeconds: number): string {

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Companion, defaultConfigDir, isCountersignError, performTool, type PerformResult } from '../agent/index';
+import { Companion, CountersignError, defaultConfigDir, isCountersignError, performTool, type PerformResult } from '../agent/index';
 import type { OperationsCaller } from './gateway-server';
 import { unavailableText } from './gateway-server';
 import type { ApprovedCall, ToolCallAnswer, ToolCallApprover, ToolCallQuestion } from './tool-call-approver';
@@ -14,6 +14,11 @@ import { isStdioUpstream } from './upstream-spec';
  * perform loop, spec sections 5-7). Never a fallback: when Countersign cannot be reached, nothing
  * runs (docs/mcp-gateway.md, "Fail closed").
  */
+/** The folder of the gateway's keys and journals: the one given, else the agent SDK's default. */
+export function gatewayConfigDir(configDir: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  return configDir ?? defaultConfigDir({ platform: process.platform, env, homedir: os.homedir() });
+}
+
 export class CountersignLink implements ToolCallApprover, OperationsCaller {
   #companion: Promise<Companion> | undefined;
   /** Questions and calls using the Companion now; at zero it is closed after IDLE_MS. */
@@ -27,7 +32,7 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
   ) {}
 
   get configDir(): string {
-    return this.options.configDir ?? defaultConfigDir({ platform: process.platform, env: this.options.env ?? process.env, homedir: os.homedir() });
+    return gatewayConfigDir(this.options.configDir, this.options.env ?? process.env);
   }
 
   /**
@@ -144,7 +149,8 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
   }
 
   async call(upstream: Upstream, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    if (upstream.operations === undefined || isStdioUpstream(upstream.spec)) throw new Error('an operations v2 upstream is reached over HTTP');
+    // Only an HTTP upstream can be a Company (its poppy.json is fetched from the URL's origin).
+    if (upstream.operations === undefined || isStdioUpstream(upstream.spec)) throw new CountersignError('ERR_ARGUMENT_INVALID', `upstream "${upstream.spec.name}": expected an operations v2 Company over HTTP`);
     let use;
     try {
       use = await this.#use(Date.now() + OPERATION_LOCK_WAIT_MS);

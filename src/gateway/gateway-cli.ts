@@ -4,7 +4,8 @@ import type { Readable, Writable } from 'node:stream';
 import { Companion } from '../agent/index';
 import { formatPairingCode } from '../protocol/fingerprint';
 import { isCountersignError } from '../protocol/errors';
-import { CountersignLink } from './countersign-link';
+import { PACKAGE_VERSION } from '../protocol/package-version';
+import { CountersignLink, gatewayConfigDir } from './countersign-link';
 import { parseGatewayArgs, USAGE, type GatewayRun } from './gateway-args';
 import { parseGatewayConfig } from './gateway-config';
 import { Gateway } from './gateway-server';
@@ -16,7 +17,8 @@ import { connectUpstream, type Upstream } from './upstream-connection';
  * stdout is the MCP channel while it runs, so everything for people goes to stderr.
  */
 
-export const GATEWAY_VERSION = '0.1.0';
+/** What `--version` prints and `initialize` reports: the package's version. */
+export const GATEWAY_VERSION = PACKAGE_VERSION;
 
 export interface GatewayCliDeps {
   argv: readonly string[];
@@ -44,7 +46,7 @@ export async function runGatewayCli(deps: GatewayCliDeps): Promise<number> {
       deps.stdout.write(`countersign-mcp ${GATEWAY_VERSION}\n`);
       return 0;
     case 'pair':
-      return pair(command.agentName, new CountersignLink({ agentName: command.agentName, configDir: command.configDir, env: deps.env }).configDir, deps);
+      return pair(command.agentName, gatewayConfigDir(command.configDir, deps.env), deps);
     case 'run':
       return run(command, deps);
   }

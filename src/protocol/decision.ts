@@ -11,7 +11,7 @@ import { parsePublicJwk, type PublicJwk } from './jwk';
 import { parseWith } from './parse-with';
 import { RFC3339_RULE, checkRfc3339, instantOf } from './rfc3339';
 import { DECISION_ALGORITHMS, algForKey, publicJwkThumbprint, type DecisionAlg } from './signing-key';
-import { subtle } from './webcrypto';
+import { sha256Base64url } from './webcrypto';
 
 export { parsePublicJwk, publicJwkSchema, type PublicJwk } from './jwk';
 export {
@@ -119,10 +119,6 @@ export type DecisionClaims = z.output<typeof decisionClaimsSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Digests
-
-async function sha256Base64url(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  return base64url.encode(new Uint8Array(await subtle().digest('SHA-256', bytes)));
-}
 
 /**
  * base64url(SHA-256) of the exact UTF-8 bytes of a `summary` (spec section 3): no trimming, no
@@ -324,11 +320,7 @@ function expiresAtMs(expiresAt: string): number {
  */
 export async function signDecision(claims: DecisionClaims, privateKey: CryptoKey, alg: DecisionAlg, kid: string): Promise<string> {
   const checked = parseWith(decisionClaimsSchema, claims, 'ERR_DECISION_INVALID', 'decision');
-  if (typeof kid !== 'string' || !B64U_32_PATTERN.test(kid)) throw new CountersignError('ERR_KEY_INVALID', `kid: expected the key's RFC 7638 thumbprint, ${B64U_32_RULE}`);
-  if (checked.iat * 1000 > expiresAtMs(checked.expires_at)) {
-    throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: after the operation\'s expires_at; an expired revision cannot be decided');
-  }
-  return signCompactJws({ alg, typ: DECISION_TYP, kid }, encodeClaims(checked), privateKey);
+  return signClaims(DECISION_TYP, checked, encodeClaims(checked), { privateKey, alg, kid }, 'operation');
 }
 
 /** The operation the agent asked about, as the Company returned it (spec section 3). */
@@ -389,8 +381,40 @@ export interface VerifyDecisionOptions {
   seenNonces?: { has(nonce: string): boolean; add(nonce: string): unknown };
 }
 
-function mismatch(field: string, what: string): CountersignError {
+/** ERR_DECISION_MISMATCH for a claim that differs from what the verifier asked about. */
+export function decisionMismatch(field: string, what: string): CountersignError {
   return new CountersignError('ERR_DECISION_MISMATCH', `decision.${field}: does not match ${what}`);
+}
+const mismatch = decisionMismatch;
+
+/**
+ * Steps 1 and 3 of every decision's verification, whatever its kind (an operation's here, a tool
+ * call's in tool-call-decision.ts): the signature with the pinned key, `typ` and `kid`, then the
+ * payload as JSON. The caller checks the claims against what it asked about, then `checkDecisionTime`.
+ */
+export async function openDecision(jws: string, pinnedKey: PublicJwk, typ: string): Promise<unknown> {
+  const { header, payload } = await verifyCompactJws(jws, pinnedKey);
+  if (header.typ !== typ) throw invalid(`decision header.typ: expected "${typ}"`);
+  if (header.kid !== (await publicJwkThumbprint(pinnedKey))) throw invalid('decision header.kid: expected the thumbprint of the pinned key');
+  return parseJsonBytes(payload, 'payload');
+}
+
+/** Time: `expires_at` is "the last time an approval of this revision is accepted" (section 3). */
+export function checkDecisionTime(claims: { iat: number; expires_at: string }, nowMs: number, what: string): void {
+  const expiresMs = expiresAtMs(claims.expires_at);
+  if (nowMs > expiresMs) throw new CountersignError('ERR_DECISION_EXPIRED', `decision.expires_at: the ${what} has expired`);
+  if (claims.iat * 1000 > expiresMs) throw new CountersignError('ERR_DECISION_EXPIRED', `decision.iat: decided after the ${what}'s expires_at`);
+  if (claims.iat > Math.floor(nowMs / 1000) + DECISION_IAT_SKEW_SECONDS) throw invalid('decision.iat: in the future');
+}
+
+/**
+ * Sign checked claims as the extension's key, whatever the decision's kind: the `kid` must be the
+ * key's RFC 7638 thumbprint, and nothing is decided after it expired (spec section 3, "Expiry").
+ */
+export async function signClaims(typ: string, claims: { iat: number; expires_at: string }, payload: Uint8Array, key: { privateKey: CryptoKey; alg: DecisionAlg; kid: string }, what: string): Promise<string> {
+  if (typeof key.kid !== 'string' || !B64U_32_PATTERN.test(key.kid)) throw new CountersignError('ERR_KEY_INVALID', `kid: expected the key's RFC 7638 thumbprint, ${B64U_32_RULE}`);
+  if (claims.iat * 1000 > expiresAtMs(claims.expires_at)) throw new CountersignError('ERR_DECISION_EXPIRED', `decision.iat: after the ${what}'s expires_at; an expired ${what} cannot be decided`);
+  return signCompactJws({ alg: key.alg, typ, kid: key.kid }, payload, key.privateKey);
 }
 
 /**
@@ -431,12 +455,10 @@ async function verifyDecisionUnguarded(jws: string, options: VerifyDecisionOptio
   const pinned = parsePublicJwk(options.pinnedKey, 'pinnedKey');
 
   // 1. The signature, with the pinned key and its one algorithm (RFC 8725 sections 3.1, 3.2).
-  const { header, payload } = await verifyCompactJws(jws, pinned);
-  if (header.typ !== DECISION_TYP) throw invalid(`decision header.typ: expected "${DECISION_TYP}"`);
-  if (header.kid !== (await publicJwkThumbprint(pinned))) throw invalid('decision header.kid: expected the thumbprint of the pinned key');
+  const payload = await openDecision(jws, pinned, DECISION_TYP);
 
   // 2. The claims: well-formed, then equal to what this agent asked about.
-  const claims = parseWith(decisionClaimsSchema, parseJsonBytes(payload, 'payload'), 'ERR_DECISION_INVALID', 'decision');
+  const claims = parseWith(decisionClaimsSchema, payload, 'ERR_DECISION_INVALID', 'decision');
   const op = expected.operation;
   if (claims.operation_id !== op.operation_id) throw mismatch('operation_id', 'the operation asked about');
   if (claims.revision !== op.revision) throw mismatch('revision', 'the revision asked about (spec section 5: an approval covers one revision)');
@@ -448,11 +470,8 @@ async function verifyDecisionUnguarded(jws: string, options: VerifyDecisionOptio
   if (claims.nonce !== expected.nonce) throw mismatch('nonce', 'the nonce of this request');
   if (claims.expires_at !== op.expires_at) throw mismatch('expires_at', 'the operation\'s expires_at');
 
-  // 3. Time. `expires_at` is "the last time an approval of this revision is accepted" (section 3).
-  const expiresMs = expiresAtMs(claims.expires_at);
-  if (nowMs > expiresMs) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.expires_at: the operation has expired');
-  if (claims.iat * 1000 > expiresMs) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: decided after the operation\'s expires_at');
-  if (claims.iat > Math.floor(nowMs / 1000) + DECISION_IAT_SKEW_SECONDS) throw invalid('decision.iat: in the future');
+  // 3. Time.
+  checkDecisionTime(claims, nowMs, 'operation');
 
   // 4. Replay, last: only a decision that passed everything else consumes its nonce.
   if (seenNonces !== undefined) {

@@ -1,15 +1,12 @@
 import * as z from 'zod';
 import { base64url32Schema } from './base64url';
-import { nonceSchema, thumbprintSchema } from './bridge-messages';
 import { canonicalJson } from './canonical-json';
-import { DECISION_IAT_SKEW_SECONDS, DECISION_VERSION, publicJwkThumbprint, signCompactJws, verifyCompactJws, type DecisionAlg } from './decision';
+import { DECISION_VERSION, checkDecisionTime, decisionClaimsSchema, decisionMismatch as mismatch, openDecision, signClaims, type DecisionAlg } from './decision';
 import { CountersignError, isCountersignError } from './errors';
 import { idSchema } from './id';
 import { parsePublicJwk } from './jwk';
 import { parseWith } from './parse-with';
-import { instantOf } from './rfc3339';
 import { digestToolArguments, toolCallRevision, toolServerSchema, type ToolCall } from './tool-call';
-import { B64U_32_PATTERN, B64U_32_RULE } from './base64url';
 
 /**
  * Signed decisions about a tool call (docs/bridge-protocol.md, "The signed tool-call decision"):
@@ -31,39 +28,26 @@ import { B64U_32_PATTERN, B64U_32_RULE } from './base64url';
 
 export const TOOL_CALL_DECISION_TYP = 'countersign-tool-call+jwt';
 
+/** The members a tool-call decision shares with an operation's take their rule from decisionClaimsSchema. */
+const shared = decisionClaimsSchema.shape;
+
 export const toolCallClaimsSchema = z.strictObject({
-  v: z.literal(DECISION_VERSION, { error: `expected ${DECISION_VERSION}` }),
+  v: shared.v,
   kind: z.literal('tool_call', { error: 'expected "tool_call"' }),
-  status: z.enum(['approved', 'declined'], { error: 'expected "approved" or "declined"' }),
+  status: shared.status,
   call_id: idSchema,
   revision: base64url32Schema,
   server: toolServerSchema,
   tool: z.string({ error: 'expected a string' }).min(1).max(256),
   arguments_sha256: base64url32Schema,
-  aud: thumbprintSchema,
-  nonce: nonceSchema,
-  iat: z.number({ error: 'expected a number' }).int({ error: 'expected whole seconds' }).min(0, { error: 'expected a time after 1970' }),
-  expires_at: z.string({ error: 'expected an RFC 3339 date-time' }),
+  aud: shared.aud,
+  nonce: shared.nonce,
+  iat: shared.iat,
+  expires_at: shared.expires_at,
 });
 export type ToolCallClaims = z.output<typeof toolCallClaimsSchema>;
 
 const CLAIM_ORDER = Object.keys(toolCallClaimsSchema.shape) as Array<keyof ToolCallClaims>;
-
-function invalid(message: string, cause?: unknown): CountersignError {
-  return new CountersignError('ERR_DECISION_INVALID', message, cause === undefined ? undefined : { cause });
-}
-
-function mismatch(field: string, what: string): CountersignError {
-  return new CountersignError('ERR_DECISION_MISMATCH', `decision.${field}: does not match ${what}`);
-}
-
-function expiresMs(expiresAt: string): number {
-  try {
-    return instantOf(expiresAt);
-  } catch (error) {
-    throw invalid(`decision.expires_at: ${(error as Error).message}`);
-  }
-}
 
 /** The claims of a tool-call decision: exactly the call the window showed, for the agent that asked. */
 export async function toolCallDecisionClaims(
@@ -91,11 +75,9 @@ export async function toolCallDecisionClaims(
 /** Sign a tool-call decision as the extension's key (the same key and rules as signDecision). */
 export async function signToolCallDecision(claims: ToolCallClaims, privateKey: CryptoKey, alg: DecisionAlg, kid: string): Promise<string> {
   const checked = parseWith(toolCallClaimsSchema, claims, 'ERR_DECISION_INVALID', 'decision');
-  if (typeof kid !== 'string' || !B64U_32_PATTERN.test(kid)) throw new CountersignError('ERR_KEY_INVALID', `kid: expected the key's RFC 7638 thumbprint, ${B64U_32_RULE}`);
-  if (checked.iat * 1000 > expiresMs(checked.expires_at)) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: after the tool call\'s expires_at');
   const ordered: Record<string, unknown> = {};
   for (const name of CLAIM_ORDER) ordered[name] = checked[name];
-  return signCompactJws({ alg, typ: TOOL_CALL_DECISION_TYP, kid }, new TextEncoder().encode(JSON.stringify(ordered)), privateKey);
+  return signClaims(TOOL_CALL_DECISION_TYP, checked, new TextEncoder().encode(JSON.stringify(ordered)), { privateKey, alg, kid }, 'tool call');
 }
 
 export interface VerifyToolCallDecisionOptions {
@@ -107,23 +89,14 @@ export interface VerifyToolCallDecisionOptions {
 
 /**
  * Verify a tool-call decision the way countersign-mcp must before it runs the tool: signature
- * with the pinned key, every claim equal to the call it asked about, and time. Returns the claims;
- * run the tool only when `status` is "approved". Errors as verifyDecision's.
+ * with the pinned key, every claim equal to the call it asked about, and time (the steps and
+ * errors of verifyDecision). Returns the claims; run the tool only when `status` is "approved".
  */
 export async function verifyToolCallDecision(jws: string, options: VerifyToolCallDecisionOptions): Promise<ToolCallClaims> {
   try {
     const pinned = parsePublicJwk(options.pinnedKey, 'pinnedKey');
     const nowMs = (options.now ?? new Date()).getTime();
-    const { header, payload } = await verifyCompactJws(jws, pinned);
-    if (header.typ !== TOOL_CALL_DECISION_TYP) throw invalid(`decision header.typ: expected "${TOOL_CALL_DECISION_TYP}"`);
-    if (header.kid !== (await publicJwkThumbprint(pinned))) throw invalid('decision header.kid: expected the thumbprint of the pinned key');
-    let json: unknown;
-    try {
-      json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
-    } catch (cause) {
-      throw invalid('decision payload: expected UTF-8 JSON', cause);
-    }
-    const claims = parseWith(toolCallClaimsSchema, json, 'ERR_DECISION_INVALID', 'decision');
+    const claims = parseWith(toolCallClaimsSchema, await openDecision(jws, pinned, TOOL_CALL_DECISION_TYP), 'ERR_DECISION_INVALID', 'decision');
     const { call, audience, nonce } = options.expected;
     if (claims.call_id !== call.call_id) throw mismatch('call_id', 'the tool call asked about');
     if (claims.revision !== (await toolCallRevision(call))) throw mismatch('revision', 'the server, tool and arguments asked about');
@@ -133,10 +106,7 @@ export async function verifyToolCallDecision(jws: string, options: VerifyToolCal
     if (claims.aud !== audience) throw mismatch('aud', 'this agent\'s key thumbprint');
     if (claims.nonce !== nonce) throw mismatch('nonce', 'the nonce of this request');
     if (claims.expires_at !== call.expires_at) throw mismatch('expires_at', 'the tool call\'s expires_at');
-    const expires = expiresMs(claims.expires_at);
-    if (nowMs > expires) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.expires_at: the tool call has expired');
-    if (claims.iat * 1000 > expires) throw new CountersignError('ERR_DECISION_EXPIRED', 'decision.iat: decided after the tool call\'s expires_at');
-    if (claims.iat > Math.floor(nowMs / 1000) + DECISION_IAT_SKEW_SECONDS) throw invalid('decision.iat: in the future');
+    checkDecisionTime(claims, nowMs, 'tool call');
     return claims;
   } catch (cause) {
     if (isCountersignError(cause)) throw cause;

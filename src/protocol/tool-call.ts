@@ -1,11 +1,10 @@
 import * as z from 'zod';
-import { base64urlEncode } from './base64url';
 import { canonicalJson } from './canonical-json';
 import { idSchema } from './id';
 import { MAX_SUMMARY_LENGTH } from './limits';
 import { checkRfc3339, RFC3339_RULE } from './rfc3339';
 import { displayNameSchema, jsonObjectSchema, requestUrlSchema } from './text-schemas';
-import { subtle } from './webcrypto';
+import { sha256Base64url } from './webcrypto';
 
 /**
  * A tool call as an approval item (docs/bridge-protocol.md, "tool_call_request"): what
@@ -58,14 +57,12 @@ export type ToolCall = z.output<typeof toolCallSchema>;
  * Computed by the extension and by the agent alike, so one approval covers exactly one call.
  */
 export async function toolCallRevision(call: Pick<ToolCall, 'server' | 'tool' | 'arguments'>): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson({ server: call.server, tool: call.tool, arguments: call.arguments }));
-  return base64urlEncode(new Uint8Array(await subtle().digest('SHA-256', bytes)));
+  return sha256Base64url(new TextEncoder().encode(canonicalJson({ server: call.server, tool: call.tool, arguments: call.arguments })));
 }
 
 /** base64url(SHA-256(canonical JSON of the arguments)): the `arguments_sha256` of a tool-call decision. */
 export async function digestToolArguments(args: Record<string, unknown>): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson(args));
-  return base64urlEncode(new Uint8Array(await subtle().digest('SHA-256', bytes)));
+  return sha256Base64url(new TextEncoder().encode(canonicalJson(args)));
 }
 
 /** At most this many arguments are listed in the summary; the rest are counted. */

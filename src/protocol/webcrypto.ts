@@ -17,6 +17,11 @@ export async function sha256(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await subtle().digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
 }
 
+/** base64url(SHA-256(bytes)): every digest a decision or a tool call carries. */
+export async function sha256Base64url(bytes: Uint8Array): Promise<string> {
+  return base64urlEncode(await sha256(bytes));
+}
+
 /** A fresh nonce: 32 bytes from the platform's CSPRNG, base64url (43 characters). */
 export function randomNonce(): string {
   return base64urlEncode(globalThis.crypto.getRandomValues(new Uint8Array(32)));

@@ -1,12 +1,10 @@
-import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AgentSessions } from '../../src/extension/agent-sessions';
-import { ApprovalQueue } from '../../src/extension/approval-queue';
-import { extensionKey, signRecord } from '../../src/extension/keys';
-import { Store, type StoredKeyPair } from '../../src/extension/store';
-import { BRIDGE_PROTOCOL_VERSION as V, type ExtensionToAgentMessage } from '../../src/protocol/bridge';
+import type { AgentSessions } from '../../src/extension/agent-sessions';
+import type { Store } from '../../src/extension/store';
+import { BRIDGE_PROTOCOL_VERSION as V } from '../../src/protocol/bridge';
 import { MAX_SUMMARY_LENGTH } from '../../src/protocol/limits';
-import { OPERATION, approvalRequest, newAgentKey, signAuth, type AgentKey } from '../bridge/helpers';
+import { OPERATION, approvalRequest, type AgentKey } from '../bridge/helpers';
+import { sessionsHarness, type SessionsHarness } from './sessions-harness';
 
 /**
  * An approval_request refused because its summary is longer than Countersign shows: the agent
@@ -18,61 +16,31 @@ import { OPERATION, approvalRequest, newAgentKey, signAuth, type AgentKey } from
 const withSummary = (id: string, summary: string) => ({ ...approvalRequest(id), operation: { ...OPERATION, summary, expires_at: '2099-10-08T12:20:00-07:00' } });
 const tooLong = (id: string) => withSummary(id, 'x'.repeat(MAX_SUMMARY_LENGTH + 1));
 
-let run = 0;
-
 describe('AgentSessions: a request too large to show', () => {
+  let h: SessionsHarness;
   let store: Store;
-  let key: StoredKeyPair;
   let sessions: AgentSessions;
   let agent: AgentKey;
-  let changes: number;
-  const answers: Array<{ conn: string; message: ExtensionToAgentMessage }> = [];
 
   beforeEach(async () => {
-    store = await Store.open(`too-large-${process.pid}-${++run}`);
-    key = await extensionKey(store);
-    agent = await newAgentKey();
-    answers.splice(0);
-    changes = 0;
-    const queue: ApprovalQueue = new ApprovalQueue({
-      store,
-      sign: (record, status, at) => signRecord(key, record, status, at),
-      send: (conn, reply) => sessions.sendReply(conn, reply),
-      changed: () => {},
-    });
-    sessions = new AgentSessions({
-      store,
-      queue,
-      key,
-      extensionVersion: '0.0.0',
-      sendToAgent: (conn, message) => answers.push({ conn, message }),
-      pairingsChanged: () => changes++,
-    });
+    h = await sessionsHarness('too-large');
+    ({ store, sessions, agent } = h);
   });
 
-  /** hello + auth on a new connection, under `name` (what the agent claims now). */
-  async function authenticate(conn: string, name = 'Claimed name'): Promise<void> {
-    sessions.connected(conn);
-    await sessions.receive(conn, { type: 'hello', v: V, id: `${conn}_hello`, versions: [V], agent_name: name, agent_key: agent.jwk });
-    const challenge = answers.find((a) => a.message.type === 'challenge' && a.conn === conn)?.message as { nonce: string };
-    const signature = signAuth(agent, { extensionKeyThumbprint: key.thumbprint, conn, nonce: challenge.nonce });
-    await sessions.receive(conn, { type: 'auth', v: V, id: `${conn}_auth`, signature });
-    expect(answers.at(-1)?.message.type).toBe('welcome');
-  }
-
-  const pair = (name = 'Desk agent') => store.putAgent({ thumbprint: agent.thumbprint, name, publicJwk: agent.jwk, pairedAt: 1 });
-  const answerTo = (id: string) => answers.filter((a) => (a.message as { id?: string }).id === id).map((a) => a.message);
+  const authenticate = (conn: string, name?: string) => h.authenticate(conn, name);
+  const pair = (name?: string) => h.pair(name);
+  const answerTo = (id: string) => h.answerTo(id);
 
   it('refused by the extension: the typed error, nothing stored, and a too-large problem under the paired name', async () => {
     await pair();
     await authenticate('c_1');
-    const before = changes;
+    const before = h.pairingChanges();
     await sessions.receive('c_1', tooLong('req_big'));
     expect(answerTo('req_big')).toEqual([
       { type: 'error', v: V, id: 'req_big', code: 'ERR_SUMMARY_TOO_LONG', message: `message.operation.summary: expected at most ${MAX_SUMMARY_LENGTH} characters, got ${MAX_SUMMARY_LENGTH + 1} characters`, source: 'extension' },
     ]);
     expect(sessions.problems).toEqual([{ kind: 'too-large', agentName: 'Desk agent', at: expect.any(Number) }]);
-    expect(changes).toBeGreaterThan(before);
+    expect(h.pairingChanges()).toBeGreaterThan(before);
     expect(await store.all()).toEqual([]);
   });
 

@@ -1,13 +1,11 @@
-import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AgentSessions } from '../../../src/extension/agent-sessions';
-import { ApprovalQueue } from '../../../src/extension/approval-queue';
-import { extensionKey, signRecord } from '../../../src/extension/keys';
+import type { AgentSessions } from '../../../src/extension/agent-sessions';
 import { revokeAgent } from '../../../src/extension/page-messages/revoke-agent';
 import type { BackgroundParts, PageServices } from '../../../src/extension/page-messages/index';
-import { Store, type StoredKeyPair } from '../../../src/extension/store';
-import { BRIDGE_PROTOCOL_VERSION as V, type ExtensionToAgentMessage } from '../../../src/protocol/bridge';
-import { approvalRequest, newAgentKey, signAuth, type AgentKey } from '../../bridge/helpers';
+import type { Store } from '../../../src/extension/store';
+import { BRIDGE_PROTOCOL_VERSION as V } from '../../../src/protocol/bridge';
+import { approvalRequest, type AgentKey } from '../../bridge/helpers';
+import { sessionsHarness, type SessionsHarness } from '../sessions-harness';
 
 /**
  * Revoking a paired agent, with the real AgentSessions, ApprovalQueue and IndexedDB
@@ -16,47 +14,20 @@ import { approvalRequest, newAgentKey, signAuth, type AgentKey } from '../../bri
  * that asks for it: it revokes through the sessions and refreshes the pages, whatever the outcome.
  */
 
-let run = 0;
-
 describe('AgentSessions.revoke', () => {
+  let h: SessionsHarness;
   let store: Store;
-  let key: StoredKeyPair;
   let sessions: AgentSessions;
   let agent: AgentKey;
-  const answers: Array<{ conn: string; message: ExtensionToAgentMessage }> = [];
 
   beforeEach(async () => {
-    store = await Store.open(`revoke-${process.pid}-${++run}`);
-    key = await extensionKey(store);
-    agent = await newAgentKey();
-    answers.splice(0);
-    const queue: ApprovalQueue = new ApprovalQueue({
-      store,
-      sign: (record, status, at) => signRecord(key, record, status, at),
-      send: (conn, reply) => sessions.sendReply(conn, reply),
-      changed: () => {},
-    });
-    sessions = new AgentSessions({
-      store,
-      queue,
-      key,
-      extensionVersion: '0.0.0',
-      sendToAgent: (conn, message) => answers.push({ conn, message }),
-      pairingsChanged: () => {},
-    });
+    h = await sessionsHarness('revoke');
+    ({ store, sessions, agent } = h);
   });
 
-  async function authenticate(conn: string): Promise<void> {
-    sessions.connected(conn);
-    await sessions.receive(conn, { type: 'hello', v: V, id: `${conn}_hello`, versions: [V], agent_name: 'Desk agent', agent_key: agent.jwk });
-    const challenge = answers.find((a) => a.message.type === 'challenge' && a.conn === conn)?.message as { nonce: string };
-    const signature = signAuth(agent, { extensionKeyThumbprint: key.thumbprint, conn, nonce: challenge.nonce });
-    await sessions.receive(conn, { type: 'auth', v: V, id: `${conn}_auth`, signature });
-    expect(answers.at(-1)?.message.type).toBe('welcome');
-  }
-
-  const pair = () => store.putAgent({ thumbprint: agent.thumbprint, name: 'Desk agent', publicJwk: agent.jwk, pairedAt: 1 });
-  const answerTo = (id: string) => answers.filter((a) => (a.message as { id?: string }).id === id).map((a) => a.message);
+  const authenticate = (conn: string) => h.authenticate(conn, 'Desk agent');
+  const pair = () => h.pair();
+  const answerTo = (id: string) => h.answerTo(id);
 
   it('marks the agent revoked once, with its audit line; a second revocation keeps the first time', async () => {
     await pair();
