@@ -46,11 +46,11 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
  * The package's commands, each bundled from its entry into dist/<name>.mjs and declared in
  * package.json "bin". A listed entry that does not exist stops the build: a package must not
  * ship without a command it declares. To add one, add it here and to "bin".
- * (Planned: { name: 'countersign', entry: 'src/conformance/cli.ts' }.)
  */
 export const BINS = [
   { name: 'countersign-bridge', entry: 'src/bridge/main.ts' },
   { name: 'countersign-mcp', entry: 'src/gateway/main.ts' },
+  { name: 'countersign', entry: 'src/conformance/main.ts' },
 ];
 
 /** The package's library entry points: package.json "exports" subpath, source, built files. */

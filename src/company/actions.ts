@@ -11,9 +11,12 @@ import {
   productLabel,
   type Catalog,
   type Order,
+  type OrderItem,
+  type Product,
   type Subscription,
 } from './catalog';
-import type { ActionError, ActionPlan, Described, Operations } from './operations';
+import type { CompanyFaults } from './faults';
+import type { ActionError, ActionPlan, Described, Operations, Outcome } from './operations';
 import type { Caller } from './session';
 
 /**
@@ -29,6 +32,7 @@ export interface ActionDeps {
   catalog: Catalog;
   operations: Operations;
   now: () => number;
+  faults: CompanyFaults;
 }
 
 function newId(prefix: string): string {
@@ -67,6 +71,90 @@ export interface ExchangeRequest {
   replacementSku: string;
 }
 
+/** One exchange as described: the item, what it becomes, and the price difference. */
+interface ExchangeTerms {
+  order: Order;
+  item: OrderItem;
+  current: Product;
+  replacement: Product;
+  differenceCents: number;
+  operationId: string;
+}
+
+/** Exactly what the summary says (section 3: "MUST perform only what the approved revision describes"). */
+function performExchange(deps: ActionDeps, x: ExchangeTerms): Outcome {
+  const { order, item, current, replacement, differenceCents, operationId } = x;
+  item.status = 'returned';
+  const newItem = { id: newId('itm'), sku: replacement.sku, status: 'active' as const, exchangeId: newId('exg') };
+  order.items.push(newItem);
+  // SpecBreak `start-before-approval` (faults.ts) wrote a pending exchange when the operation was
+  // offered: this exchange takes its place, so the order still shows one exchange per perform.
+  order.exchanges = order.exchanges.filter((e) => !(e.pending === true && e.operationId === operationId));
+  const exchange = {
+    id: newItem.exchangeId,
+    operationId,
+    returnedItemId: item.id,
+    newItemId: newItem.id,
+    replacementSku: replacement.sku,
+    priceDifferenceCents: differenceCents,
+    createdAt: new Date(deps.now()).toISOString(),
+  };
+  order.exchanges.push(exchange);
+  const card = cardLabel(order.card);
+  const charged = differenceCents > 0 ? `${dollars(differenceCents)} was charged to the ${card}` : 'there was nothing to pay';
+  return {
+    data: {
+      exchange: {
+        id: exchange.id,
+        status: 'completed',
+        order_id: order.id,
+        returned_item_id: item.id,
+        new_item: { id: newItem.id, sku: replacement.sku, name: productLabel(replacement) },
+        price_difference: { amount: amount(differenceCents), currency: CURRENCY },
+        payment_method: card,
+        created_at: exchange.createdAt,
+      },
+    },
+    text: `Exchanged the ${productLabel(current)} on order ${order.id} for the ${productLabel(replacement)} (new item ${newItem.id}); ${charged}.`,
+  };
+}
+
+/**
+ * SpecBreak `start-before-approval` only: the exchange is started when it is offered, as a
+ * pending exchange on the order that looks like a performed one from outside (the item stays
+ * active, nothing is counted as performed). One per operation.
+ */
+function startExchangeEarly(deps: ActionDeps, x: ExchangeTerms): void {
+  if (x.order.exchanges.some((e) => e.operationId === x.operationId)) return;
+  x.order.exchanges.push({
+    id: newId('exg'),
+    operationId: x.operationId,
+    returnedItemId: x.item.id,
+    newItemId: newId('itm'),
+    replacementSku: x.replacement.sku,
+    priceDifferenceCents: x.differenceCents,
+    createdAt: new Date(deps.now()).toISOString(),
+    pending: true,
+  });
+}
+
+/** Why the item can't be exchanged for this SKU, or what the exchange would be. */
+function exchangeTerms(deps: ActionDeps, order: Order, request: ExchangeRequest, operationId: string): ExchangeTerms | ActionError {
+  const item = order.items.find((i) => i.id === request.itemId);
+  if (item === undefined) return notFound(`item ${request.itemId} on order ${order.id}`);
+  if (item.status !== 'active') return { status: 409, error: 'item_not_exchangeable', description: `item ${item.id} on order ${order.id} was already exchanged` };
+  const current = deps.catalog.products.get(item.sku);
+  const replacement = deps.catalog.products.get(request.replacementSku);
+  if (current === undefined) return { status: 409, error: 'item_not_exchangeable', description: `item ${item.id} can't be exchanged` };
+  if (replacement === undefined) return { status: 422, error: 'unknown_sku', description: `there is no product ${request.replacementSku}` };
+  if (replacement.sku === current.sku) return { status: 422, error: 'same_sku', description: `item ${item.id} already is ${productLabel(current)}` };
+  const differenceCents = replacement.priceCents - current.priceCents;
+  if (differenceCents < 0) {
+    return { status: 422, error: 'exchange_not_offered', description: 'exchanges for a cheaper product are made as a return and a new order' };
+  }
+  return { order, item, current, replacement, differenceCents, operationId };
+}
+
 /**
  * The jacket exchange (section 3's example). Its identity is the order and the item: "The
  * Company decides which requests are for the same action, from its own records, such as the
@@ -75,77 +163,28 @@ export interface ExchangeRequest {
  * item, so the same operation ID never names another action.
  */
 export function exchangePlan(deps: ActionDeps, order: Order, request: ExchangeRequest): ActionPlan {
+  const identity: JsonObject = { action: 'exchange', order_id: order.id, item_id: request.itemId };
+  // SpecBreak `new-operation-id-for-new-terms` makes the size part of the action (breaks section 3,
+  // `operation_id`: "It stays the same when the terms change").
+  if (deps.faults.breaks.has('new-operation-id-for-new-terms')) identity.replacement_sku = request.replacementSku;
   return {
     prefix: 'exc',
-    identity: { action: 'exchange', order_id: order.id, item_id: request.itemId },
+    identity,
     describe(_nowMs: number, operationId: string): Described {
-      const item = order.items.find((i) => i.id === request.itemId);
-      if (item === undefined) return { ok: false, error: notFound(`item ${request.itemId} on order ${order.id}`) };
-      if (item.status !== 'active') {
-        return { ok: false, error: { status: 409, error: 'item_not_exchangeable', description: `item ${item.id} on order ${order.id} was already exchanged` } };
-      }
-      const current = deps.catalog.products.get(item.sku);
-      const replacement = deps.catalog.products.get(request.replacementSku);
-      if (current === undefined) return { ok: false, error: { status: 409, error: 'item_not_exchangeable', description: `item ${item.id} can't be exchanged` } };
-      if (replacement === undefined) {
-        return { ok: false, error: { status: 422, error: 'unknown_sku', description: `there is no product ${request.replacementSku}` } };
-      }
-      if (replacement.sku === current.sku) {
-        return { ok: false, error: { status: 422, error: 'same_sku', description: `item ${item.id} already is ${productLabel(current)}` } };
-      }
-      const differenceCents = replacement.priceCents - current.priceCents;
-      if (differenceCents < 0) {
-        return { ok: false, error: { status: 422, error: 'exchange_not_offered', description: 'exchanges for a cheaper product are made as a return and a new order' } };
-      }
+      const x = exchangeTerms(deps, order, request, operationId);
+      if (!('item' in x)) return { ok: false, error: x };
       const card = cardLabel(order.card);
-      const cost = differenceCents > 0 ? `for ${dollars(differenceCents)} more, charged to the ${card} used for the order` : `for no price difference (${dollars(0)}), on the ${card} used for the order`;
-      const summary = `Exchange the ${productLabel(current)} on order ${order.id} for the ${productLabel(replacement)}, ${cost}.`;
+      const cost =
+        x.differenceCents > 0 ? `for ${dollars(x.differenceCents)} more, charged to the ${card} used for the order` : `for no price difference (${dollars(0)}), on the ${card} used for the order`;
+      const summary = `Exchange the ${productLabel(x.current)} on order ${order.id} for the ${productLabel(x.replacement)}, ${cost}.`;
       const terms: JsonObject = {
         order_id: order.id,
-        item_id: item.id,
-        replacement_sku: replacement.sku,
-        price_difference: { amount: amount(differenceCents), currency: CURRENCY },
+        item_id: x.item.id,
+        replacement_sku: x.replacement.sku,
+        price_difference: { amount: amount(x.differenceCents), currency: CURRENCY },
         payment_method: card,
       };
-      return {
-        ok: true,
-        description: {
-          summary,
-          terms,
-          perform: () => {
-            // Exactly what the summary says (section 3: "MUST perform only what the approved revision describes").
-            item.status = 'returned';
-            const newItem = { id: newId('itm'), sku: replacement.sku, status: 'active' as const, exchangeId: newId('exg') };
-            order.items.push(newItem);
-            const exchange = {
-              id: newItem.exchangeId,
-              operationId,
-              returnedItemId: item.id,
-              newItemId: newItem.id,
-              replacementSku: replacement.sku,
-              priceDifferenceCents: differenceCents,
-              createdAt: new Date(deps.now()).toISOString(),
-            };
-            order.exchanges.push(exchange);
-            const charged = differenceCents > 0 ? `${dollars(differenceCents)} was charged to the ${card}` : 'there was nothing to pay';
-            return {
-              data: {
-                exchange: {
-                  id: exchange.id,
-                  status: 'completed',
-                  order_id: order.id,
-                  returned_item_id: item.id,
-                  new_item: { id: newItem.id, sku: replacement.sku, name: productLabel(replacement) },
-                  price_difference: { amount: amount(differenceCents), currency: CURRENCY },
-                  payment_method: card,
-                  created_at: exchange.createdAt,
-                },
-              },
-              text: `Exchanged the ${productLabel(current)} on order ${order.id} for the ${productLabel(replacement)} (new item ${newItem.id}); ${charged}.`,
-            };
-          },
-        },
-      };
+      return { ok: true, description: { summary, terms, perform: () => performExchange(deps, x), startEarly: () => startExchangeEarly(deps, x) } };
     },
   };
 }

@@ -1,9 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 import { describeZodError } from '../protocol/describe-zod-error';
-import { isCountersignError, parseApprovalHeader, type Approval } from '../protocol/index';
+import {
+  Token,
+  dictionaryMemberNames,
+  isCountersignError,
+  parseApprovalHeader,
+  parseDictionaryField,
+  serializeDictionaryField,
+  type Approval,
+  type Dictionary,
+} from '../protocol/index';
 import { cancelPlan, exchangePlan, orderAccess, orderView, subscriptionAccess, subscriptionView, type Access } from './actions';
-import { apiAnswer, dropConnection, readJson, sendJson, sendRefusal, type CompanyContext } from './http';
+import { apiAnswer, dropConnection, readJson, sendJson, sendRefusal, type Answer, type CompanyContext } from './http';
 import type { ActionPlan, CheckContext } from './operations';
 import { declaresOperations, identifyCaller, signInChallenge, type Caller, type Refusal } from './session';
 
@@ -49,16 +58,67 @@ function invalidBody(error: z.ZodError): Refusal {
 
 type ApprovalResult = { ok: true; approval: Approval | undefined } | { ok: false; refusal: Refusal };
 
-/** `Poppy-Approval` (section 6, "APIs"); members the Company doesn't recognise are ignored by the parser. */
-function approvalFrom(req: IncomingMessage): ApprovalResult {
-  const raw = req.headers['poppy-approval'];
-  if (raw === undefined) return { ok: true, approval: undefined };
+const APPROVAL_MEMBERS: readonly string[] = ['operation_id', 'revision'];
+
+function invalidApproval(description: string): ApprovalResult {
+  return { ok: false, refusal: { status: 400, body: { error: 'invalid_approval', error_description: description } } };
+}
+
+/**
+ * SpecBreak `token-as-string` only: the field value with Token `operation_id` and `revision`
+ * members rewritten as Strings, for the strict parser (src/protocol/approval-header.ts) to read as
+ * if they had been Strings (breaks section 6, "with operation_id and revision as Strings"). A
+ * value it can't read, or with those members repeated, is left as it is for the parser to refuse.
+ */
+function tokensAsStrings(value: string): string {
   try {
-    return { ok: true, approval: parseApprovalHeader(Array.isArray(raw) ? raw.join(', ') : raw) };
+    const names = dictionaryMemberNames(value);
+    if (APPROVAL_MEMBERS.some((name) => names.filter((n) => n === name).length > 1)) return value;
+    const dictionary: Dictionary = parseDictionaryField(value);
+    for (const name of APPROVAL_MEMBERS) {
+      const member = dictionary.get(name);
+      if (member !== undefined && member[0] instanceof Token) dictionary.set(name, [member[0].toString(), member[1]]);
+    }
+    return serializeDictionaryField(dictionary);
   } catch (cause) {
     if (!isCountersignError(cause)) throw cause;
-    return { ok: false, refusal: { status: 400, body: { error: 'invalid_approval', error_description: cause.message } } };
+    return value;
   }
+}
+
+/**
+ * SpecBreak `refuse-unknown-approval-members` only: the first member other than operation_id and
+ * revision (breaks section 6, "Companies MUST ignore members of Poppy-Approval they don't
+ * recognize"). Parameters on members are not members, and dictionaryMemberNames doesn't list them.
+ */
+function unknownApprovalMember(value: string): string | undefined {
+  return dictionaryMemberNames(value).find((name) => !APPROVAL_MEMBERS.includes(name));
+}
+
+/** `Poppy-Approval` (section 6, "APIs"); members the Company doesn't recognise are ignored by the parser. */
+function approvalFrom(context: CompanyContext, req: IncomingMessage): ApprovalResult {
+  const raw = req.headers['poppy-approval'];
+  if (raw === undefined) return { ok: true, approval: undefined };
+  const breaks = context.faults.breaks;
+  const value = Array.isArray(raw) ? raw.join(', ') : raw;
+  try {
+    const approval = parseApprovalHeader(breaks.has('token-as-string') ? tokensAsStrings(value) : value);
+    const unknown = breaks.has('refuse-unknown-approval-members') ? unknownApprovalMember(value) : undefined;
+    if (unknown !== undefined) return invalidApproval(`Poppy-Approval: unknown member ${unknown}`);
+    return { ok: true, approval };
+  } catch (cause) {
+    if (!isCountersignError(cause)) throw cause;
+    return invalidApproval(cause.message);
+  }
+}
+
+/**
+ * SpecBreak `approval-required-401` only: approval_required as an authorization error (breaks
+ * section 4, "The API responds with HTTP 403 ... It isn't an authorization error, so it doesn't go
+ * in WWW-Authenticate").
+ */
+function asAuthorizationError(answer: Answer): Answer {
+  return { ...answer, status: 401, headers: { ...answer.headers, 'WWW-Authenticate': 'Bearer error="approval_required"' } };
 }
 
 const ROUTES = [
@@ -85,12 +145,13 @@ async function act(context: CompanyContext, req: IncomingMessage, res: ServerRes
   let approval: Approval | undefined;
   if (declared.declared) {
     // Without the declaration the extension isn't used (section 2), approval header included.
-    const parsed = approvalFrom(req);
+    const parsed = approvalFrom(context, req);
     if (!parsed.ok) return sendRefusal(context, res, parsed.refusal);
     approval = parsed.approval;
   }
   const check: CheckContext = { binding, caller, declared: declared.declared, approval };
   const decision = context.operations.decide(check, plan);
+  if (decision.kind === 'operation' && context.faults.breaks.has('approval-required-401')) return sendRefusal(context, res, asAuthorizationError(apiAnswer(decision)));
   if (decision.kind !== 'perform') return sendRefusal(context, res, apiAnswer(decision));
   // Section 6: "If every check passes, the Company performs the action and responds as it would
   // have without operations."

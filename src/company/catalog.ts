@@ -48,6 +48,8 @@ export interface Exchange {
   replacementSku: string;
   priceDifferenceCents: number;
   createdAt: string;
+  /** Written before approval by SpecBreak `start-before-approval` only (faults.ts); the perform replaces it. */
+  pending?: true;
 }
 
 export interface Order {

@@ -248,6 +248,10 @@ export class Conversations {
       return 'answer';
     }
     if (conversation.current !== undefined && APPROVAL_WORDS.test(text)) {
+      // SpecBreak `text-approves` takes the words for the approval (breaks section 6, "The message's
+      // text doesn't approve anything, whatever it says").
+      const { operationId, revision } = conversation.current;
+      if (this.#context.faults.breaks.has('text-approves')) return this.#approve(conversation, caller, { operation_id: operationId, revision });
       // Section 6: "The message's text doesn't approve anything, whatever it says."
       this.#say(conversation, "I can only go ahead with the approval itself, from your assistant's approval screen. A message saying so isn't one, so nothing was done.");
       return 'answer';

@@ -1,8 +1,59 @@
 /**
- * Fault switches of the reference Company, for tests of section 7 ("Retries and at most once")
- * on the Personal Agent side. Change them at any time through `company.faults`; counts are used
- * up one per perform.
+ * Fault switches of the reference Company. Change them at any time through `company.faults`.
+ *
+ * - The section 7 faults (`delayMs` ... `crashUnknownMs`) keep the Company conformant: they make
+ *   it slow, drop connections or crash, as a real Company may, for tests of the Personal Agent's
+ *   retries. Counts are used up one per perform.
+ * - `breaks` makes it non-conformant on purpose: each SpecBreak breaks exactly one sentence of
+ *   the operations extension v2, as observed from outside, so that a conformance kit run against
+ *   the reference Company can be shown to report that sentence and nothing else
+ *   (docs/reference-company.md, "Spec-breaking switches").
  */
+
+/** Every spec-breaking switch. Each line: the sentence it breaks, then what the Company does instead. */
+export const SPEC_BREAKS = [
+  /** Section 7 "MUST perform each operation at most once": a perform waits 50 ms before recording it, so concurrent approvals all perform. */
+  'perform-twice-concurrently',
+  /** Section 3 "MUST NOT give two different sets of terms the same revision": the revision leaves out summary and terms. */
+  'same-revision-for-new-terms',
+  /** Section 6 "MUST NOT answer an approval with the revision it names": when check 3 fails, the operation returned carries the named revision. */
+  'echo-named-revision',
+  /** Section 2 "MUST NOT return operations in response to a request that doesn't declare it": undeclared requests are treated as declared. */
+  'operations-without-declaration',
+  /** Section 6 "MUST ignore members of Poppy-Approval they don't recognize": any other member is a 400 invalid_approval. */
+  'refuse-unknown-approval-members',
+  /** Section 6 "with operation_id and revision as Strings": Poppy-Approval members given as Tokens are accepted. */
+  'token-as-string',
+  /** Section 7 "gets the response the Company gave the first time, or one that says the same": a replay gets 409 already_performed. */
+  'replay-error',
+  /** Section 7 "MUST remember that it performed an operation at least until ... expires_at": forgotten 2 minutes (Company clock) after the perform. */
+  'forget-early',
+  /** Section 7 "MUST NOT respond as if it failed": requests for an operation being performed get 409 operation_failed. */
+  'fail-while-performing',
+  /** Section 3 "[operation_id] stays the same when the terms change": the operation ID also depends on the replacement SKU. */
+  'new-operation-id-for-new-terms',
+  /** Section 6 check 3 "it hasn't expired": an approval after its expires_at still performs. */
+  'accept-expired-revision',
+  /** Section 3 "An operation returned in a signed-out Session can be approved only in that Session": signed-out Sessions share their operations. */
+  'any-session-approves',
+  /** Section 6 check 3 "The API request or tool call is the one that returned the operation": the revision leaves out the interface and request. */
+  'accept-other-interface-revision',
+  /** Section 3 "MUST NOT start the action before it receives an approval for it": returning an exchange's operation writes a pending exchange to the order. */
+  'start-before-approval',
+  /** Section 2 "A tool that needs the extension returns an ordinary tool error instead": an undeclared tool call gets JSON-RPC error -32600 extension_required. */
+  'mcp-error-without-declaration',
+  /** Section 6 "The message's text doesn't approve anything, whatever it says": "I approve" / "go ahead" in a conversation performs the current offer. */
+  'text-approves',
+  /** Section 4 "The API responds with HTTP 403 ... it doesn't go in WWW-Authenticate": approval_required is a 401 with WWW-Authenticate. */
+  'approval-required-401',
+] as const;
+
+export type SpecBreak = (typeof SPEC_BREAKS)[number];
+
+export function isSpecBreak(name: string): name is SpecBreak {
+  return (SPEC_BREAKS as readonly string[]).includes(name);
+}
+
 export interface CompanyFaults {
   /** Every response waits this long before it is written (a slow Company; client timeouts). */
   delayMs: number;
@@ -21,6 +72,8 @@ export interface CompanyFaults {
    */
   crashAfterPerform: number;
   crashUnknownMs: number;
+  /** The spec-breaking switches that are on (SPEC_BREAKS); empty: conformant. */
+  breaks: Set<SpecBreak>;
   /** All switches off. */
   reset(): void;
 }
@@ -32,12 +85,14 @@ export function createFaults(): CompanyFaults {
     holdPerformMs: 0,
     crashAfterPerform: 0,
     crashUnknownMs: 0,
+    breaks: new Set(),
     reset() {
       this.delayMs = 0;
       this.dropAfterPerform = 0;
       this.holdPerformMs = 0;
       this.crashAfterPerform = 0;
       this.crashUnknownMs = 0;
+      this.breaks.clear();
     },
   };
 }

@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ActionDeps } from './actions';
-import type { CompanyFaults } from './faults';
 import type { Connection, Decision } from './operations';
 import type { Refusal } from './session';
 
 /** What every part of the reference Company shares. */
 export interface CompanyContext extends ActionDeps {
-  faults: CompanyFaults;
   tokens: ReadonlyMap<string, string>;
   /** `http://127.0.0.1:PORT`, known once the server listens. */
   baseUrl: () => string;

@@ -145,7 +145,8 @@ function buildServer(call: CallContext): McpServer {
 /**
  * Before the SDK: a single `tools/call` for an operation that is being performed gets HTTP 503
  * and Retry-After (section 7), and one that the Session may approve only after signing in gets
- * the challenge (section 3). Everything else goes to the SDK.
+ * the challenge (section 3). Everything else goes to the SDK (an undeclared call too, unless
+ * SpecBreak `mcp-error-without-declaration` is on).
  */
 function precheck(call: CallContext, message: unknown): Decision | undefined {
   if (!isPlainObject(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return undefined;
@@ -170,11 +171,21 @@ function precheck(call: CallContext, message: unknown): Decision | undefined {
     return undefined;
   }
   const decision = call.context.operations.decide({ binding: planned.binding, caller: call.caller, declared: call.declared, approval }, planned.plan);
-  return decision.kind === 'busy' || decision.kind === 'challenge' ? decision : undefined;
+  return decision.kind === 'busy' || decision.kind === 'challenge' || decision.kind === 'extension_required' ? decision : undefined;
 }
 
-function jsonRpcError(code: number, message: string): unknown {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
+function jsonRpcError(code: number, message: string, id: unknown = null, data?: unknown): unknown {
+  return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
+}
+
+/**
+ * SpecBreak `mcp-error-without-declaration` only: the undeclared tool call refused with a JSON-RPC
+ * error, as if the Personal Agent were refused entirely (breaks section 2, "A tool that needs the
+ * extension returns an ordinary tool error instead").
+ */
+function extensionRequiredRpcError(message: unknown): unknown {
+  const id = isPlainObject(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
+  return jsonRpcError(-32600, 'extension_required', id, { extension: 'operations' });
 }
 
 /** Handle a request to `/mcp`. */
@@ -199,6 +210,7 @@ export async function handleMcp(context: CompanyContext, req: IncomingMessage, r
   const early = precheck(call, message);
   if (early !== undefined && early.kind === 'challenge') return sendRefusal(context, res, signInChallenge('sign in to the account this belongs to'));
   if (early !== undefined && early.kind === 'busy') return sendRefusal(context, res, apiAnswer(early));
+  if (early?.kind === 'extension_required' && context.faults.breaks.has('mcp-error-without-declaration')) return sendJson(context, res, 200, extensionRequiredRpcError(message));
 
   const server = buildServer(call);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CountersignError, canonicalJson, type Approval, type JsonObject, type Operation } from '../protocol/index';
-import type { CompanyFaults } from './faults';
+import type { CompanyFaults, SpecBreak } from './faults';
 import { approvableScopes, primaryScope, type Caller, type Scope } from './session';
 
 /**
@@ -50,6 +50,12 @@ export interface Description {
   terms: JsonObject;
   /** Performs exactly what summary and terms describe and returns the outcome. Called at most once per operation. */
   perform: () => Outcome;
+  /**
+   * SpecBreak `start-before-approval` only (faults.ts): what starting the action before its
+   * approval writes. Never called otherwise (section 3: "MUST NOT start the action before it
+   * receives an approval for it").
+   */
+  startEarly?: () => void;
 }
 
 export type Described = { ok: true; description: Description } | { ok: false; error: ActionError };
@@ -94,6 +100,8 @@ export interface OperationRecord {
   status: 'performing' | 'unknown' | 'performed';
   /** Real time (ms) until which a retry should expect no news; drives Retry-After. */
   busyUntil: number;
+  /** The Company clock when the perform started (SpecBreak `forget-early` forgets from it). */
+  startedAt: number;
   outcome?: Outcome;
   /** Resolves when the record becomes `performed`, or when a failed perform removed it. */
   settled: Promise<void>;
@@ -140,8 +148,31 @@ export interface OperationsOptions {
 
 const REVISION = /^([0-9]{1,12})-([as])([A-Za-z0-9_-]{16})$/;
 
+/** SpecBreak `perform-twice-concurrently`: how long the "slow database" read before a perform takes. */
+export const SLOW_DATABASE_MS = 50;
+
+/** SpecBreak `forget-early`: a performed operation is forgotten this long (Company clock) after its perform. */
+export const FORGET_EARLY_MS = 2 * 60_000;
+
+/** SpecBreak `any-session-approves`: the one scope every signed-out Session shares (`*` is never a Session's identity). */
+const ANY_SESSION: Scope = 'session:*';
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** An ordinary refusal (ActionError) as a decision. */
+function refusal(status: number, error: string, description: string): Decision {
+  return { kind: 'refused', error: { status, error, description } };
+}
+
+/**
+ * SpecBreak `echo-named-revision`: the operation with the revision an approval named, and that
+ * revision's own expires_at when it has one, so the revision still goes with one expires_at.
+ */
+function withRevision(operation: Operation, revision: string): Operation {
+  const epochSeconds = REVISION.exec(revision)?.[1];
+  return { ...operation, revision, expires_at: epochSeconds === undefined ? operation.expires_at : rfc3339(Number(epochSeconds)) };
 }
 
 /** `2026-10-08T19:20:00Z` for epoch seconds: RFC 3339 in UTC (section 3, `expires_at`). */
@@ -166,6 +197,25 @@ export class Operations {
     this.#windowSeconds = Math.max(1, Math.round(options.revisionWindowMs / 1000));
     this.#faults = options.faults;
     this.#performed = options.performed;
+  }
+
+  #breaks(name: SpecBreak): boolean {
+    return this.#faults.breaks.has(name);
+  }
+
+  /**
+   * The scopes whose operations this caller can approve (session.ts). SpecBreak
+   * `any-session-approves` maps every Session to one shared scope, so a signed-out Session's
+   * operation is another signed-out Session's too (breaks section 3, "Who can approve it").
+   */
+  #scopes(caller: Caller): Scope[] {
+    const scopes = approvableScopes(caller);
+    return this.#breaks('any-session-approves') ? scopes.map((s) => (s.startsWith('session:') ? ANY_SESSION : s)) : scopes;
+  }
+
+  #primary(caller: Caller): Scope {
+    const scope = primaryScope(caller);
+    return this.#breaks('any-session-approves') && scope.startsWith('session:') ? ANY_SESSION : scope;
   }
 
   #hmac(value: JsonObject): string {
@@ -202,11 +252,12 @@ export class Operations {
   #revision(context: CheckContext, scope: Scope, operationId: string, description: Description, expiresAt: string, epochSeconds: number): string {
     const mac = this.#hmac({
       purpose: 'revision',
-      binding: context.binding,
+      // SpecBreak `accept-other-interface-revision` leaves out the interface and request (breaks section 6, check 3).
+      ...(this.#breaks('accept-other-interface-revision') ? {} : { binding: context.binding }),
       scope,
       operation_id: operationId,
-      summary: description.summary,
-      terms: description.terms,
+      // SpecBreak `same-revision-for-new-terms` leaves out the terms (breaks section 3, "New terms").
+      ...(this.#breaks('same-revision-for-new-terms') ? {} : { summary: description.summary, terms: description.terms }),
       expires_at: expiresAt,
     }).slice(0, 16);
     return `${epochSeconds}-${scope.startsWith('account:') ? 'a' : 's'}${mac}`;
@@ -218,7 +269,7 @@ export class Operations {
    * with the revision it names, so a Personal Agent never retries the same approval in a loop."
    */
   #issue(context: CheckContext, operationId: string, description: Description, avoid: string | undefined): Operation {
-    const scope = primaryScope(context.caller);
+    const scope = this.#primary(context.caller);
     const earliest = (this.#now() + this.#ttlMs) / 1000;
     let epochSeconds = Math.ceil(earliest / this.#windowSeconds) * this.#windowSeconds;
     let expiresAt = rfc3339(epochSeconds);
@@ -244,11 +295,15 @@ export class Operations {
     const epochSeconds = Number(m[1]);
     const now = this.#now();
     // Section 3, `expires_at`: "The last time an approval of this revision is accepted".
-    if (now > epochSeconds * 1000) return null;
-    // Never an expiry we could not have returned: on a window, and not beyond the longest TTL.
-    if (epochSeconds % this.#windowSeconds !== 0 || epochSeconds * 1000 > now + this.#ttlMs + this.#windowSeconds * 1000) return null;
+    // SpecBreak `accept-expired-revision` skips it (breaks section 6, check 3: "it hasn't expired").
+    if (now > epochSeconds * 1000 && !this.#breaks('accept-expired-revision')) return null;
+    // Never an expiry we could not have returned: on a window, and not beyond the longest TTL. That
+    // is two windows past the TTL: #issue rounds up to a window, and moves one window further when
+    // the rounded revision is the one the approval named (section 6: "MUST NOT answer an approval
+    // with the revision it names"), and that revision must be accepted in its turn.
+    if (epochSeconds % this.#windowSeconds !== 0 || epochSeconds * 1000 > now + this.#ttlMs + 2 * this.#windowSeconds * 1000) return null;
     const expiresAt = rfc3339(epochSeconds);
-    for (const scope of approvableScopes(context.caller)) {
+    for (const scope of this.#scopes(context.caller)) {
       const candidate = this.#revision(context, scope, operationId, description, expiresAt, epochSeconds);
       if (candidate.length === revision.length && timingSafeEqual(Buffer.from(candidate), Buffer.from(revision))) return scope;
     }
@@ -257,7 +312,14 @@ export class Operations {
 
   /** The record of an operation that passed every check, if it is still remembered. */
   record(operationId: string): OperationRecord | undefined {
-    return this.#records.get(operationId);
+    const record = this.#records.get(operationId);
+    // SpecBreak `forget-early`: forgotten long before expires_at (breaks section 7, "MUST remember
+    // that it performed an operation at least until the approved revision's expires_at").
+    if (record?.status === 'performed' && this.#breaks('forget-early') && this.#now() >= record.startedAt + FORGET_EARLY_MS) {
+      this.#records.delete(operationId);
+      return undefined;
+    }
+    return record;
   }
 
   #busy(record: OperationRecord): Decision {
@@ -265,7 +327,8 @@ export class Operations {
   }
 
   /**
-   * Decide a request. Pure: nothing changes until `perform` is called with a `perform` decision.
+   * Decide a request. Pure: nothing changes until `perform` is called with a `perform` decision
+   * (only SpecBreak `start-before-approval` writes something here, on purpose).
    *
    * Order (section 6, "respond as the first one that fails says"): the extension is declared
    * (section 2); check 1, the Session can approve the operation (section 3), else the request is
@@ -280,17 +343,18 @@ export class Operations {
     const now = this.#now();
     // The operation for this caller, or, when the approval names one of this action for another of
     // the caller's scopes (its own Session's, from before it signed in), that one.
-    const scopes = approvableScopes(context.caller);
+    const scopes = this.#scopes(context.caller);
     const ids = scopes.map((scope) => this.operationId(plan.prefix, plan.identity, scope));
     const named = context.approval === undefined ? -1 : ids.indexOf(context.approval.operation_id);
-    const operationId = ids[named === -1 ? scopes.indexOf(primaryScope(context.caller)) : named]!;
-    if (!context.declared) {
+    const operationId = ids[named === -1 ? scopes.indexOf(this.#primary(context.caller)) : named]!;
+    // SpecBreak `operations-without-declaration` treats every request as declared (breaks section 2).
+    if (!context.declared && !this.#breaks('operations-without-declaration')) {
       // Section 2: "A Company MUST NOT return operations in response to a request that doesn't declare it."
       const described = plan.describe(now, operationId);
       return described.ok ? { kind: 'extension_required' } : { kind: 'refused', error: described.error };
     }
     const approval = named === -1 ? undefined : context.approval;
-    const record = this.#records.get(operationId);
+    const record = this.record(operationId);
     // Check 1 (section 3, "Who can approve it"): "A signed-out Session of the same Personal Agent and
     // User gets a challenge for the account." An account's operation of this action, held by a
     // Session that is signed out: its revision says it was returned signed in.
@@ -302,16 +366,8 @@ export class Operations {
     // Otherwise an approval for another Session's or account's operation is handled as if the
     // request had none ("If it can't, the Company handles the request as if it had no approval"):
     // it named no operation of this caller's.
-    if (record !== undefined) {
-      // Section 7: "While an operation is being performed, or the Company doesn't know whether it
-      // took effect ... the Company MUST NOT respond as if it failed." Also for a request without
-      // an approval: the action is under way, and a new operation for it would invite a second
-      // approval.
-      if (record.status !== 'performed') return this.#busy(record);
-      // Check 2: "A request with the approval of an operation already performed gets the response
-      // the Company gave the first time".
-      if (approval !== undefined) return { kind: 'performed', record: record as OperationRecord & { outcome: Outcome } };
-    }
+    const remembered = record === undefined ? undefined : this.#remembered(record, approval);
+    if (remembered !== undefined) return remembered;
     const described = plan.describe(now, operationId);
     if (!described.ok) return { kind: 'refused', error: described.error };
     if (approval !== undefined) {
@@ -321,9 +377,39 @@ export class Operations {
         return { kind: 'perform', context, operationId, scope, approval, expiresAt: rfc3339(epochSeconds), description: described.description };
       }
     }
-    // Section 4 without an approval; section 6 "If check 3 fails, it performs nothing and returns
-    // the operation with a revision for what the request asks".
-    return { kind: 'operation', operation: this.#issue(context, operationId, described.description, context.approval?.revision) };
+    return this.#operation(context, operationId, described.description, approval);
+  }
+
+  /** Check 2 for an operation that passed every check before: section 7, or undefined to go on. */
+  #remembered(record: OperationRecord, approval: Approval | undefined): Decision | undefined {
+    if (record.status !== 'performed') {
+      // SpecBreak `fail-while-performing` says it failed (breaks section 7, "MUST NOT respond as if it failed").
+      if (this.#breaks('fail-while-performing')) return refusal(409, 'operation_failed', `operation ${record.operationId} failed`);
+      // Section 7: "While an operation is being performed, or the Company doesn't know whether it
+      // took effect ... the Company MUST NOT respond as if it failed." Also for a request without
+      // an approval: the action is under way, and a new operation for it would invite a second
+      // approval.
+      return this.#busy(record);
+    }
+    if (approval === undefined) return undefined;
+    // SpecBreak `replay-error` refuses the replay (breaks section 7, "gets the response the Company gave the first time").
+    if (this.#breaks('replay-error')) return refusal(409, 'already_performed', `operation ${record.operationId} was already done`);
+    // Check 2: "A request with the approval of an operation already performed gets the response
+    // the Company gave the first time".
+    return { kind: 'performed', record: record as OperationRecord & { outcome: Outcome } };
+  }
+
+  /**
+   * Section 4 without an approval; section 6 "If check 3 fails, it performs nothing and returns
+   * the operation with a revision for what the request asks".
+   */
+  #operation(context: CheckContext, operationId: string, description: Description, approval: Approval | undefined): Decision {
+    // SpecBreak `start-before-approval` starts the action now (breaks section 3, "MUST NOT start the action before it receives an approval for it").
+    if (context.approval === undefined && this.#breaks('start-before-approval')) description.startEarly?.();
+    const operation = this.#issue(context, operationId, description, context.approval?.revision);
+    // SpecBreak `echo-named-revision` answers with the revision named (breaks section 6, "MUST NOT answer an approval with the revision it names").
+    if (approval !== undefined && this.#breaks('echo-named-revision')) return { kind: 'operation', operation: withRevision(operation, approval.revision) };
+    return { kind: 'operation', operation };
   }
 
   #take(fault: 'dropAfterPerform' | 'crashAfterPerform'): boolean {
@@ -338,8 +424,16 @@ export class Operations {
    * turn to its first await before any other request).
    */
   perform(decision: PerformDecision): Promise<Performed> {
+    // SpecBreak `perform-twice-concurrently`: check-then-act around a slow read, and an existing
+    // record isn't refused, so approvals that arrive meanwhile all perform (breaks section 7, "The
+    // Company MUST perform each operation at most once").
+    if (this.#breaks('perform-twice-concurrently')) return sleep(SLOW_DATABASE_MS).then(() => this.#start(decision));
     // Section 7, at most once: the callers check first, so this is the last guard, typed like every refusal.
     if (this.#records.has(decision.operationId)) throw new CountersignError('ERR_NOT_ALLOWED', `operation ${decision.operationId}: already recorded, so never performed again`);
+    return this.#start(decision);
+  }
+
+  #start(decision: PerformDecision): Promise<Performed> {
     let settle!: () => void;
     const hold = Math.max(0, this.#faults.holdPerformMs);
     const record: OperationRecord = {
@@ -349,6 +443,7 @@ export class Operations {
       expiresAt: decision.expiresAt,
       status: 'performing',
       busyUntil: Date.now() + hold,
+      startedAt: this.#now(),
       settled: new Promise<void>((resolve) => {
         settle = resolve;
       }),

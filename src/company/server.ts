@@ -10,6 +10,7 @@ import { sendJson, type CompanyContext } from './http';
 import { handleMcp } from './mcp';
 import { Operations } from './operations';
 import { DEFAULT_TOKENS } from './session';
+import { handleTesting, type TestingClock } from './testing-routes';
 
 /**
  * `createCompany`: the reference Company (Stormline Outfitters) on a real port, for tests and the
@@ -30,6 +31,11 @@ export interface CompanyOptions {
   secret?: string | Uint8Array;
   /** The clock for expiry, dates and revisions (tests move it); default Date.now. Fault timings use real time. */
   now?: () => number;
+  /**
+   * Testing mode: the `/testing/*` routes (testing-routes.ts), for a conformance kit that sets the
+   * Company up from outside. Default false: then `/testing/*` is 404 like any unknown path.
+   */
+  testing?: boolean;
   /** How long an approval of a new revision is accepted (section 3, "Expiry"); default 15 minutes. */
   approvalTtlMs?: number;
   /** The same request within this window gets the same revision; default 60 s (whole seconds). */
@@ -70,10 +76,22 @@ function poppyJson(context: CompanyContext, domain: string): unknown {
   };
 }
 
+/** The `now` option's clock plus an offset that only moves forward (`POST /testing/clock`). */
+function offsetClock(base: () => number): TestingClock {
+  let offsetMs = 0;
+  return {
+    now: () => base() + offsetMs,
+    advance: (ms: number) => {
+      offsetMs += ms;
+    },
+  };
+}
+
 export async function createCompany(options: CompanyOptions = {}): Promise<Company> {
   const host = options.host ?? '127.0.0.1';
   const secret = options.secret === undefined ? randomBytes(32) : typeof options.secret === 'string' ? Buffer.from(options.secret, 'utf8') : options.secret;
-  const now = options.now ?? Date.now;
+  const clock = offsetClock(options.now ?? Date.now);
+  const now = clock.now;
   const faults = createFaults();
   const performed = new Map<string, number>();
   const catalog = seedCatalog();
@@ -104,6 +122,7 @@ export async function createCompany(options: CompanyOptions = {}): Promise<Compa
       return sendJson(context, res, 200, poppyJson(context, options.domain ?? host));
     }
     if (parsed.pathname === '/mcp') return handleMcp(context, req, res);
+    if (options.testing === true && (await handleTesting(context, clock, req, res, parsed.pathname))) return;
     if (await conversations.handle(req, res, parsed)) return;
     if (await handleApi(context, req, res, parsed.pathname)) return;
     return sendJson(context, res, 404, { error: 'not_found', error_description: `${req.method ?? 'GET'} ${parsed.pathname} is not here` });

@@ -47,6 +47,8 @@ export const ERROR_CODES = [
   // Installer
   'ERR_INSTALL_FAILED',
   'ERR_UNSUPPORTED_PLATFORM',
+  // The conformance kit's scenario file (docs/conformance.md) is not valid: nothing was sent.
+  'ERR_SCENARIO_INVALID',
   // The caller passed a function something it does not accept (a wrong type, a value out of
   // range, an id that names nothing): the caller's code must change, retrying cannot help.
   'ERR_ARGUMENT_INVALID',

@@ -51,10 +51,70 @@ function checkInput(value: unknown, kind: string, options: FieldOptions | undefi
   return value;
 }
 
+/**
+ * structured-headers 2.1.0 reads a Date (`@1659578233`, RFC 9651 section 3.3.7) only at the very
+ * end of a field: its Date parser consumes every character to the end and fails on the first that
+ * is not a digit, so `a=@1659578233, b=1` is refused although RFC 9651 allows it. A Poppy-Approval
+ * with a later version's Date member would then be refused, when "Companies MUST ignore members
+ * of Poppy-Approval they don't recognize" (section 6). Until the package reads Dates in place,
+ * each Date outside a String or Display String is swapped for a Token that cannot otherwise occur
+ * (a random prefix per call) before parsing, and swapped back into a Date afterwards. Anything
+ * that is not a whole Date (`@1.5`, `@x`) is left for the package to refuse.
+ */
+interface DateSwap {
+  text: string;
+  restore<T>(parsed: T, kind: string): T;
+}
+
+function swapDates(input: string): DateSwap {
+  if (!input.includes('@')) return { text: input, restore: (parsed) => parsed };
+  const prefix = `date${Math.random().toString(36).slice(2, 12)}_`;
+  let text = '';
+  for (let i = 0; i < input.length; i++) {
+    const char = input[i] as string;
+    const quoted = char === '"' ? i : char === '%' && input[i + 1] === '"' ? i + 1 : -1;
+    if (quoted !== -1) {
+      // Copy a String or Display String whole: an @ inside is text, not a Date.
+      let end = quoted + 1;
+      while (end < input.length && input[end] !== '"') end += input[end] === '\\' ? 2 : 1;
+      text += input.slice(i, end + 1);
+      i = end;
+      continue;
+    }
+    const date = char === '@' ? /^@(-?)([0-9]{1,15})(?![0-9A-Za-z!#$%&'*+.^_`|~:/-])/.exec(input.slice(i)) : null;
+    if (date === null) {
+      text += char;
+      continue;
+    }
+    text += `${prefix}${date[1] === '-' ? 'm' : 'p'}${date[2]}`;
+    i += date[0].length - 1;
+  }
+  const back = (bare: unknown): unknown => {
+    if (!(bare instanceof Token) || !bare.toString().startsWith(prefix)) return bare;
+    const digits = bare.toString().slice(prefix.length);
+    return new Date(Number(digits.slice(1)) * (digits.startsWith('m') ? -1000 : 1000));
+  };
+  const params = (map: unknown): unknown => (map instanceof Map ? new Map([...(map as Map<string, unknown>)].map(([k, v]) => [k, back(v)])) : map);
+  const item = (member: unknown): unknown => {
+    if (!Array.isArray(member)) return member;
+    const [bare, parameters] = member as [unknown, unknown];
+    return [Array.isArray(bare) ? bare.map(item) : back(bare), params(parameters)];
+  };
+  return {
+    text,
+    restore: <T>(parsed: T, kind: string): T => {
+      if (kind === 'Dictionary') return new Map([...(parsed as Map<string, unknown>)].map(([k, v]) => [k, item(v)])) as T;
+      if (kind === 'List') return (parsed as unknown[]).map(item) as T;
+      return item(parsed) as T;
+    },
+  };
+}
+
 function parseWithPackage<T>(parse: (input: string) => T, value: unknown, kind: string, options: FieldOptions | undefined): T {
   const input = checkInput(value, kind, options);
   try {
-    return parse(input);
+    const swap = swapDates(input);
+    return swap.restore(parse(swap.text), kind);
   } catch (cause) {
     const detail = cause instanceof Error ? ` (${cause.message})` : '';
     return fail(options, `expected an RFC 9651 ${kind}${detail}`, cause);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SPEC_BREAKS } from '../../src/company/index';
 
 // `npm run company` (src/company/cli.ts): thin wiring around createCompany.
 
@@ -25,6 +26,43 @@ describe('countersign-company CLI', () => {
       child.kill('SIGTERM');
       await exited;
     }
+  });
+
+  it('--testing serves the /testing routes; --break turns a spec-breaking switch on and implies nothing else', async () => {
+    for (const [args, testing] of [[['--testing', '--break', 'approval-required-401'], true], [['--break=approval-required-401'], false]] as const) {
+      const child = spawn(process.execPath, [tsx, 'src/company/cli.ts', '--port', '0', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      try {
+        const lines = createInterface({ input: child.stdout });
+        const url = await new Promise<string>((resolve, reject) => {
+          lines.once('line', resolve);
+          child.once('exit', (code) => reject(new Error(`exited with ${code}`)));
+        });
+        const headers = { 'Poppy-Session': 'sess_cli', 'Poppy-Version': '0.4', 'Content-Type': 'application/json' };
+        const clock = await fetch(`${url}/testing/clock`, { method: 'POST', headers, body: JSON.stringify({ advance_ms: 0 }) });
+        expect(clock.status).toBe(testing ? 200 : 404);
+        const exchange = await fetch(`${url}/orders/ord_G5xa/exchanges`, {
+          method: 'POST',
+          headers: { ...headers, 'Poppy-Extensions': '"operations";v="2"' },
+          body: JSON.stringify({ item_id: 'itm_2Wb', replacement_sku: 'stormline-insulated-s' }),
+        });
+        expect(exchange.status).toBe(401);
+        expect(exchange.headers.get('www-authenticate')).toBe('Bearer error="approval_required"');
+      } finally {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+  });
+
+  it('refuses an unknown --break name with exit code 2, listing the names', async () => {
+    const child = spawn(process.execPath, [tsx, 'src/company/cli.ts', '--break', 'be-rude'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain('be-rude');
+    for (const name of SPEC_BREAKS) expect(stderr).toContain(name);
   });
 
   it('refuses an unknown argument with exit code 2', async () => {

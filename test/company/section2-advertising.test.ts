@@ -15,6 +15,7 @@ import {
   openConversation,
   operationFor,
   post,
+  rawToolCall,
   send,
   startCompany,
 } from './helpers';
@@ -44,6 +45,42 @@ describe('section 2: advertising support (Company)', () => {
       expect(reply.body).toMatchObject({ error: 'extension_required', extension: 'operations' });
       expect(reply.body.operation).toBeUndefined();
       expect(operationFromApiResponse(reply.status, reply.body)).toEqual({ kind: 'extension_required', extension: 'operations' });
+    }
+    expect(company.state.performed.size).toBe(0);
+  });
+
+  it('2 "A Company MUST NOT return operations in response to a request that doesn\'t declare it" (a malformed Poppy-Extensions is refused, not guessed, on every interface)', async () => {
+    const company = await startCompany(new Clock());
+    const who = { ...ALEX, declare: '"operations";v="2", (' };
+    const api = await post(company, EXCHANGE_PATH, who, EXCHANGE_M);
+    expect(api.status).toBe(400);
+    expect(api.body.error).toBe('invalid_request');
+    expect(api.body.operation).toBeUndefined();
+    const mcp = await rawToolCall(company, who, 'exchange_item', { order_id: 'ord_7Hk2', ...EXCHANGE_M });
+    expect(mcp.status).toBe(400);
+    expect(mcp.body.error).toBe('invalid_request');
+    expect(mcp.text).not.toContain('operation_id');
+    const conversation = await openConversation(company, ALEX);
+    const sent = await send(company, conversation, who, message('Can I exchange my jacket for the insulated one?'));
+    expect(sent.status).toBe(400);
+    expect(sent.body.error).toBe('invalid_request');
+    expect(await events(company, conversation, ALEX)).toEqual([]);
+    expect(company.state.performed.size).toBe(0);
+  });
+
+  it('2 "A Company MUST NOT return operations in response to a request that doesn\'t declare it" (a request refused for itself gets that refusal, without an operation)', async () => {
+    const company = await startCompany(new Clock());
+    for (const [body, status, error] of [
+      [{ item_id: 'itm_4Qa', replacement_sku: 'stormline-parka-m' }, 422, 'unknown_sku'],
+      [{ item_id: 'itm_4Qa', replacement_sku: 'stormline-m' }, 422, 'same_sku'],
+      [{ item_id: 'itm_none', replacement_sku: 'stormline-insulated-m' }, 404, 'not_found'],
+    ] as const) {
+      const undeclared = await post(company, EXCHANGE_PATH, { ...ALEX, declare: false }, body);
+      expect(undeclared.status, error).toBe(status);
+      expect(undeclared.body.error).toBe(error);
+      expect(undeclared.body.operation).toBeUndefined();
+      // The same refusal as with the declaration: it says what is wrong with the request, not that the extension is missing.
+      expect(undeclared.body).toEqual((await post(company, EXCHANGE_PATH, ALEX, body)).body);
     }
     expect(company.state.performed.size).toBe(0);
   });

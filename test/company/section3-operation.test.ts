@@ -15,10 +15,16 @@ import {
   SAM,
   approvalOf,
   callTool,
+  companyMessages,
   get,
   mcpClient,
+  message,
+  offeredOperations,
+  openConversation,
   operationFor,
   post,
+  rawToolCall,
+  send,
   startCompany,
 } from './helpers';
 
@@ -127,6 +133,28 @@ describe('section 3: the operation (Company)', () => {
       price_difference: m.terms?.price_difference,
       payment_method: 'Visa ending in 4242',
     });
+  });
+
+  it('3 "The Company MUST perform only what the approved revision describes" (a cancellation now; an exchange at no price difference)', async () => {
+    const company = await startCompany(new Clock());
+    const now = await operationFor(company, CANCEL_PATH, ALEX, { at_period_end: false });
+    const cancelled = await post(company, CANCEL_PATH, { ...ALEX, approval: now }, { at_period_end: false });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.subscription).toMatchObject({ status: 'cancelled', at_period_end: false, ends_on: '2026-10-08' });
+    expect(now.terms).toMatchObject({ at_period_end: false, ends_on: '2026-10-08' });
+    const record = (await get(company, '/subscriptions/sub_3Fp9', ALEX)).body.subscription;
+    expect(record).toMatchObject({ status: 'cancelled', cancellation: { operation_id: now.operation_id, at_period_end: false, ends_on: '2026-10-08' } });
+    // Another size of the same jacket costs the same: the revision says so, and nothing is charged.
+    const client = await mcpClient(company, ALEX);
+    const args = { order_id: 'ord_7Hk2', item_id: 'itm_4Qa', replacement_sku: 'stormline-l' };
+    const same = parseOperation((await callTool(client, 'exchange_item', args)).structuredContent.operation);
+    expect(same.terms?.price_difference).toEqual({ amount: '0.00', currency: 'USD' });
+    expect(same.summary).toContain('for no price difference ($0.00)');
+    const done = await callTool(client, 'exchange_item', args, approvalOf(same));
+    expect(done.isError).toBeFalsy();
+    expect(done.structuredContent.exchange).toMatchObject({ new_item: { sku: 'stormline-l' }, price_difference: { amount: '0.00', currency: 'USD' } });
+    expect(done.content[0].text).toContain('there was nothing to pay');
+    expect(company.state.performed.size).toBe(2);
   });
 
   it('3 "and MUST NOT start the action before it receives an approval for it"', async () => {
@@ -263,6 +291,30 @@ describe('section 3: the operation (Company)', () => {
       expect(signedOut.status).toBe(401);
       expect(signedOut.headers.get('www-authenticate')).toMatch(/^Bearer/);
       expect(company.state.performed.size).toBe(0);
+    });
+
+    it('3 "A signed-out Session of the same Personal Agent and User gets a challenge for the account" (MCP and conversation)', async () => {
+      const company = await startCompany(new Clock());
+      const signedIn = { session: 'sess_shared', token: 'tok_alex' };
+      const signedOut = { session: 'sess_shared' };
+      // MCP: the account's operation on a guest order; the same Session, signed out, gets HTTP 401.
+      const args = { order_id: 'ord_G5xa', ...GUEST_EXCHANGE };
+      const operation = parseOperation((await callTool(await mcpClient(company, signedIn), 'exchange_item', args)).structuredContent.operation);
+      const mcp = await rawToolCall(company, signedOut, 'exchange_item', args, approvalOf(operation));
+      expect(mcp.status).toBe(401);
+      expect(mcp.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      // Conversation: the Session's conversation, where the exchange was offered to the account.
+      const conversation = await openConversation(company, signedOut);
+      await send(company, conversation, signedIn, message('Please exchange the jacket on order ord_G5xa for the insulated one.'));
+      const [offer] = await offeredOperations(company, conversation, signedIn);
+      await send(company, conversation, signedOut, message('The user approved the exchange.', approvalOf(offer!)));
+      const challenge = (await companyMessages(company, conversation, signedOut)).at(-1);
+      expect(challenge.text).toContain('please sign in');
+      expect(challenge.extensions).toBeUndefined();
+      expect(company.state.performed.size).toBe(0);
+      // Signed in again, the same approval performs.
+      await send(company, conversation, signedIn, message('The user approved the exchange.', approvalOf(offer!)));
+      expect(company.state.performed.get(offer!.operation_id)).toBe(1);
     });
   });
 });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { expiresAtMs, parseOperation, type Operation } from '../../src/protocol/index';
+import { APPROVAL_META_KEY, expiresAtMs, parseOperation, type Operation } from '../../src/protocol/index';
 import {
   ALEX,
   CANCEL_PATH,
   Clock,
+  SEED_DAY,
   EXCHANGE_L,
   EXCHANGE_M,
   EXCHANGE_PATH,
@@ -14,6 +15,7 @@ import {
   approvalOf,
   callTool,
   companyMessages,
+  events,
   get,
   mcpClient,
   message,
@@ -23,6 +25,7 @@ import {
   post,
   send,
   startCompany,
+  type Who,
 } from './helpers';
 
 // Section 6, "Sending the approval" and "What the Company checks".
@@ -94,6 +97,30 @@ describe('section 6: sending the approval (Company)', () => {
     expect(company.state.performed.get(operation.operation_id)).toBe(1);
   });
 
+  it('6 MCP and Conversations: the approval is "a JSON object" with operation_id and revision (anything else is refused, nothing performed)', async () => {
+    const company = await startCompany(new Clock());
+    const client = await mcpClient(company, ALEX);
+    const args = { order_id: 'ord_7Hk2', ...EXCHANGE_M };
+    const operation = parseOperation((await callTool(client, 'exchange_item', args)).structuredContent.operation);
+    const malformed: unknown[] = ['approved', { operation_id: operation.operation_id }, { operation_id: operation.operation_id, revision: 42 }];
+    for (const approval of malformed) {
+      const result: any = await client.callTool({ name: 'exchange_item', arguments: args, _meta: { [APPROVAL_META_KEY]: approval } });
+      expect(result.isError, JSON.stringify(approval)).toBe(true);
+      expect(result.content[0].text).toContain('Invalid approval');
+      expect(result.structuredContent?.operation).toBeUndefined();
+    }
+    const conversation = await openConversation(company, ALEX);
+    await send(company, conversation, ALEX, message('Exchange my jacket for the insulated one, please.'));
+    const before = await events(company, conversation, ALEX);
+    for (const approval of malformed) {
+      const sent = await send(company, conversation, ALEX, { ...message('The user approved the exchange.'), extensions: { operations: { approval } } });
+      expect(sent.status, JSON.stringify(approval)).toBe(400);
+      expect(sent.body.error).toBe('invalid_message');
+    }
+    expect(await events(company, conversation, ALEX)).toEqual(before);
+    expect(company.state.performed.size).toBe(0);
+  });
+
   describe('6 "What the Company checks"', () => {
     it('6 check 1 "The Session can approve the operation (3). If it can\'t, the Company handles the request as if it had no approval"', async () => {
       const company = await startCompany(new Clock());
@@ -145,6 +172,22 @@ describe('section 6: sending the approval (Company)', () => {
       expect(company.state.performed.size).toBe(0);
     });
 
+    it('6 check 3 "The revision is one the Company returned for this operation, it hasn\'t expired" (a well-formed revision with an expiry the Company never gives)', async () => {
+      const company = await startCompany(new Clock());
+      const operation = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+      const dash = operation.revision.indexOf('-');
+      const epoch = Number(operation.revision.slice(0, dash));
+      const rest = operation.revision.slice(dash);
+      // Off the Company's one-minute steps, and beyond any expires_at it gives now.
+      for (const revision of [`${epoch + 1}${rest}`, `${epoch + 3600}${rest}`]) {
+        const reply = await post(company, EXCHANGE_PATH, { ...ALEX, approval: { operation_id: operation.operation_id, revision } }, EXCHANGE_M);
+        expect(reply.status, revision).toBe(403);
+        expect(reply.body.operation.revision).not.toBe(revision);
+        expect(reply.body.operation.revision).toBe(operation.revision);
+      }
+      expect(company.state.performed.size).toBe(0);
+    });
+
     it('6 check 3 "and the request asks for exactly what it describes" (a changed request gets a new revision, same operation_id)', async () => {
       const company = await startCompany(new Clock());
       const m = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
@@ -191,6 +234,19 @@ describe('section 6: sending the approval (Company)', () => {
       expect(company.state.performed.size).toBe(0);
       const replies = await companyMessages(company, two, ALEX);
       expect(replies.at(-1).text).toContain("haven't done anything");
+    });
+
+    it('6 check 3 "in a conversation, the operation is the conversation\'s" (an operation it never offered there)', async () => {
+      const company = await startCompany(new Clock());
+      const conversation = await openConversation(company, ALEX);
+      await send(company, conversation, ALEX, message('Exchange my jacket for the insulated one, please.'));
+      const fromApi = await operationFor(company, CANCEL_PATH, ALEX);
+      await send(company, conversation, ALEX, message('The user approved the cancellation.', approvalOf(fromApi)));
+      const reply = (await companyMessages(company, conversation, ALEX)).at(-1);
+      expect(reply.text).toContain(`haven't offered operation ${fromApi.operation_id}`);
+      expect(reply.extensions).toBeUndefined();
+      expect(company.state.performed.size).toBe(0);
+      expect((await get(company, '/subscriptions/sub_3Fp9', ALEX)).body.subscription.status).toBe('active');
     });
 
     it('6 "respond as the first one that fails says" (check 1 before check 2: another Session\'s retry of a performed operation is a request without approval)', async () => {
@@ -265,6 +321,43 @@ describe('section 6: sending the approval (Company)', () => {
       expect(offered).toHaveLength(3);
       expect(offered[2]!.revision).not.toBe(m!.revision);
       expect(offered[2]!.terms).toEqual(l!.terms);
+    });
+
+    // On the minute, and off it: the answer's revision is in the next window, and must still be accepted.
+    it.each([0, 1_000, 59_000])('6 "A Company MUST NOT answer an approval with the revision it names" (the named revision is otherwise valid; clock +%i ms)', async (offset) => {
+      // Check 3 fails for a revision the Company returned for this operation, in this conversation,
+      // unexpired and for exactly the terms asked for now (so recomputed now it comes out the same),
+      // only because the conversation accepts the revision it offered last. A Session that signs in
+      // and out again gets there: signed in, the terms come back as the account's revision (section 3,
+      // "Who can approve it"); signed out again, the Session's own revision of them is superseded.
+      const company = await startCompany(new Clock(SEED_DAY + offset));
+      const signedIn: Who = { ...GUEST, token: 'tok_alex' };
+      const conversation = await openConversation(company, GUEST);
+      await send(company, conversation, GUEST, message('Please exchange the jacket on order ord_G5xa for the insulated one, size M.'));
+      await send(company, conversation, GUEST, message('Size L instead, please.'));
+      const [m, l] = await offeredOperations(company, conversation, GUEST);
+      expect(l!.operation_id).toBe(m!.operation_id);
+      expect(l!.terms).toMatchObject({ replacement_sku: 'stormline-insulated-l' });
+      // Signed in, an approval of the M terms: check 3 fails, and the L terms come back as the account's.
+      await send(company, conversation, signedIn, message('The user approved the exchange.', approvalOf(m!)));
+      const asAccount = (await offeredOperations(company, conversation, GUEST))[2]!;
+      expect(asAccount).toMatchObject({ operation_id: l!.operation_id, terms: l!.terms });
+      expect(asAccount.revision).not.toBe(l!.revision);
+      // Signed out again, the approval of L: the Session's, unexpired, for the terms asked for now.
+      await send(company, conversation, GUEST, message('The user approved the exchange.', approvalOf(l!)));
+      const offered = await offeredOperations(company, conversation, GUEST);
+      expect(offered).toHaveLength(4);
+      const answer = offered[3]!;
+      expect(answer).toMatchObject({ operation_id: l!.operation_id, terms: l!.terms, summary: l!.summary });
+      expect(answer.revision).not.toBe(l!.revision);
+      expect(company.state.performed.size).toBe(0);
+      // A fresh approval of the new revision performs, once.
+      await send(company, conversation, GUEST, message('The user approved the exchange.', approvalOf(answer)));
+      await send(company, conversation, GUEST, message('The user approved the exchange.', approvalOf(answer)));
+      expect(company.state.performed.get(answer.operation_id)).toBe(1);
+      expect(company.state.performed.size).toBe(1);
+      const order = (await get(company, '/orders/ord_G5xa', GUEST)).body.order;
+      expect(order.exchanges).toEqual([expect.objectContaining({ operation_id: answer.operation_id, replacement_sku: 'stormline-insulated-l' })]);
     });
   });
 

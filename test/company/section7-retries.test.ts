@@ -3,6 +3,7 @@ import { expiresAtMs, parseOperation } from '../../src/protocol/index';
 import {
   ALEX,
   ALEX_PHONE,
+  CANCEL_PATH,
   Clock,
   EXCHANGE_M,
   EXCHANGE_PATH,
@@ -198,6 +199,28 @@ describe('section 7: retries and at most once (Company)', () => {
     expect(company.state.performed.get(operation.operation_id)).toBe(1);
   });
 
+  it('7 "The Company MUST perform each operation at most once" (asked again without the approval once it was performed: an ordinary refusal, no new operation)', async () => {
+    const company = await startCompany(new Clock());
+    const cancel = await operationFor(company, CANCEL_PATH, ALEX);
+    expect((await post(company, CANCEL_PATH, { ...ALEX, approval: cancel })).status).toBe(200);
+    const again = await post(company, CANCEL_PATH, ALEX);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'subscription_not_active' });
+    expect(again.body.operation).toBeUndefined();
+    // In a conversation: the exchanged item can't be offered again, in any size.
+    const conversation = await openConversation(company, ALEX);
+    await send(company, conversation, ALEX, message('Exchange my jacket for the insulated one, please.'));
+    const [offer] = await offeredOperations(company, conversation, ALEX);
+    await send(company, conversation, ALEX, message('The user approved the exchange.', approvalOf(offer!)));
+    await send(company, conversation, ALEX, message('Size L, please.'));
+    const reply = (await companyMessages(company, conversation, ALEX)).at(-1);
+    expect(reply.text).toContain('already exchanged');
+    expect(reply.extensions).toBeUndefined();
+    expect(await offeredOperations(company, conversation, ALEX)).toHaveLength(1);
+    expect(company.state.performed.get(cancel.operation_id)).toBe(1);
+    expect(company.state.performed.get(offer!.operation_id)).toBe(1);
+  });
+
   describe('7 conversations', () => {
     it('7 "In a conversation, a message retried with the same ID gets the original response"', async () => {
       const company = await startCompany(new Clock());
@@ -230,6 +253,24 @@ describe('section 7: retries and at most once (Company)', () => {
       const replies = await companyMessages(company, conversation, ALEX);
       for (let i = 0; i < 3; i++) expect((await send(company, conversation, ALEX, message('Approved again.', approvalOf(offer!)))).status).toBe(201);
       expect(await companyMessages(company, conversation, ALEX)).toEqual(replies);
+      expect(company.state.performed.get(offer!.operation_id)).toBe(1);
+    });
+
+    it('7 "While an operation is being performed ... the Company MUST NOT respond as if it failed" (a conversation asked for new terms meanwhile)', async () => {
+      const company = await startCompany(new Clock());
+      const conversation = await openConversation(company, ALEX);
+      await send(company, conversation, ALEX, message('Exchange my jacket for the insulated one, please.'));
+      const [offer] = await offeredOperations(company, conversation, ALEX);
+      company.faults.holdPerformMs = 400;
+      const approving = send(company, conversation, ALEX, message('The user approved the exchange.', approvalOf(offer!)));
+      await sleep(50);
+      expect((await send(company, conversation, ALEX, message('Size L, please.'))).status).toBe(201);
+      const during = (await companyMessages(company, conversation, ALEX)).at(-1);
+      expect(during.text).toContain('being made right now');
+      expect(during.extensions).toBeUndefined();
+      expect((await approving).status).toBe(201);
+      expect((await companyMessages(company, conversation, ALEX)).at(-1).text).toMatch(/^Done\. Exchanged .* for the Stormline Insulated Jacket \(M\)/);
+      expect(await offeredOperations(company, conversation, ALEX)).toHaveLength(1);
       expect(company.state.performed.get(offer!.operation_id)).toBe(1);
     });
 

@@ -250,6 +250,23 @@ describe('npm install of the tarball into an empty folder', () => {
     // The bridge reports the package's version (defined at build time), not the source fallback.
     expect(help.get('countersign-bridge')!.stdout).toMatch(new RegExp(`^countersign-bridge ${rootPkg.version.replace(/\./g, '\\.')}: `));
   });
+
+  it('countersign conformance, installed, tests a Company from outside (docs/conformance.md)', async () => {
+    const company: Company = await createCompany({ testing: true });
+    try {
+      const scenario = path.join(ROOT, 'docs', 'conformance', 'reference-company.json');
+      const args = ['conformance', '--company', company.url, '--scenario', scenario, '--only', '2-poppy-json', '--only', '7-first-response', '--json', '--quiet'];
+      const ok = await run(path.join(consumer, 'node_modules', '.bin', 'countersign'), args, consumer);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(JSON.parse(ok.stdout)).toMatchObject({ kit: { version: rootPkg.version }, summary: { holds: 2, breaks: 0 } });
+      company.faults.breaks.add('replay-error');
+      const broken = await run(path.join(consumer, 'node_modules', '.bin', 'countersign'), args, consumer);
+      expect(broken.code).toBe(1);
+      expect(JSON.parse(broken.stdout)).toMatchObject({ summary: { holds: 1, breaks: 1 } });
+    } finally {
+      await company.close();
+    }
+  });
 });
 
 /**

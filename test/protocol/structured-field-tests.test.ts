@@ -26,7 +26,7 @@ import {
  * README (test/fixtures/structured-field-tests/README.md).
  */
 
-const FILES = ['dictionary.json', 'param-dict.json', 'key-generated.json', 'string.json', 'string-generated.json', 'examples.json'] as const;
+const FILES = ['dictionary.json', 'param-dict.json', 'key-generated.json', 'string.json', 'string-generated.json', 'examples.json', 'date.json', 'display-string.json'] as const;
 
 type HeaderType = 'item' | 'list' | 'dictionary';
 interface SfRecord {
@@ -52,13 +52,19 @@ function load(file: string): SfRecord[] {
  * Only the serialisation half of these records is skipped; parsing is still checked. The list is
  * computed, not guessed: the test "skip list is exact" below fails if a record is listed here but
  * has no such Decimal, or has one and isn't listed. Of the package's 44 deviations across the
- * whole suite, 2 fall in the six files we run (none of the 3 rounding ones).
+ * whole suite, 2 fall in the eight files we run (none of the 3 rounding ones).
  */
 const DECIMAL_ZERO_FRACTION = 'structured-headers writes the Decimal 1.0 as 1 (JavaScript has one number type; its README, "Compatibility" 1)';
 const SERIALISATION_SKIPS: Record<string, string> = {
   'param-dict.json: single item parameterised dict': DECIMAL_ZERO_FRACTION,
   'param-dict.json: list item parameterised dictionary': DECIMAL_ZERO_FRACTION,
 };
+
+/**
+ * Dates RFC 9651 allows (15 digits of seconds) beyond the ±8.64e12 seconds a JavaScript Date can
+ * hold, so structured-headers, which returns Dates, cannot represent them either way.
+ */
+const BEYOND_JS_DATE = new Set(['date.json: syntactic max date - 999,999,999,999,999', 'date.json: syntactic min date - -999,999,999,999,999']);
 
 // ---- the JSON mapping of the upstream README ----------------------------------------------------
 
@@ -203,7 +209,8 @@ describe('RFC 9651 structured fields (HTTP WG structured-field-tests @ 1e280c3e)
           });
           continue;
         }
-        it(`parses: ${record.name}`, () => {
+        const beyond = BEYOND_JS_DATE.has(`${file}: ${record.name}`);
+        it.skipIf(beyond)(`parses: ${record.name}${beyond ? ' (skipped: beyond what a JavaScript Date holds)' : ''}`, () => {
           let parsed: Item | List | Dictionary;
           try {
             parsed = parse(record.header_type, input);
@@ -216,7 +223,7 @@ describe('RFC 9651 structured fields (HTTP WG structured-field-tests @ 1e280c3e)
           }
           expect(plainParsed(record.header_type, parsed)).toEqual(plainExpected(record.header_type, record.expected));
         });
-        const skip = SERIALISATION_SKIPS[`${file}: ${record.name}`];
+        const skip = beyond ? 'beyond what a JavaScript Date holds' : SERIALISATION_SKIPS[`${file}: ${record.name}`];
         it.skipIf(skip !== undefined)(`serialises: ${record.name}${skip ? ` (skipped: ${skip})` : ''}`, () => {
           const canonical = record.canonical === undefined ? record.raw[0] : (record.canonical[0] ?? '');
           expect(serialize(record.header_type, record.expected)).toBe(canonical);

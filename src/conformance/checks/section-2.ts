@@ -1,0 +1,85 @@
+import { supportsOperationsV2 } from '../../protocol/index';
+import { isObject } from '../answer';
+import { describeAnswer, type Check } from '../check';
+
+/** Section 2, "Advertising support". */
+
+/** Poppy-Extensions values that don't declare operations v2 ("A different major version doesn't count"). */
+export const UNDECLARED = [false, '"operations";v="3"', '"operations";v="1"', '"payments";v="2"'] as const;
+
+function declaredAs(declare: string | false): string {
+  return declare === false ? 'no Poppy-Extensions' : `Poppy-Extensions: ${declare}`;
+}
+
+export const section2: Check[] = [
+  {
+    id: '2-poppy-json',
+    section: '2',
+    level: 'MUST',
+    sentence: 'A Company that supports this extension lists it in extensions in its poppy.json',
+    scope: 'once',
+    async run(context) {
+      const exchange = await context.probe.poppyJson();
+      const body = exchange.response?.body;
+      if (exchange.response?.status !== 200 || !isObject(body)) return context.breaks(`GET /.well-known/poppy.json: expected 200 with a JSON object, got ${exchange.response?.status ?? exchange.error}`, exchange);
+      if (!supportsOperationsV2(body)) context.breaks('extensions.operations: expected an array with { "version": "2" }, got none', exchange);
+    },
+  },
+  {
+    id: '2-returns-operations',
+    section: '2',
+    level: 'MUST',
+    sentence: 'Support means that the Company can return operations and accept approvals through the interfaces where it offers actions that need approval',
+    scope: 'each',
+    async run(context) {
+      const action = await context.probe.action();
+      const answer = await action.thread(context.iface).ask('operation');
+      if (answer.rawOperation === undefined) context.breaks(`the scenario's operation request, declaring operations v2: expected an operation, got ${describeAnswer(answer)}`, answer);
+    },
+  },
+  {
+    id: '2-not-undeclared',
+    section: '2',
+    level: 'MUST NOT',
+    sentence: "A Company MUST NOT return operations in response to a request that doesn't declare it.",
+    scope: 'each',
+    async run(context) {
+      const action = await context.probe.action();
+      for (const declare of UNDECLARED) {
+        const answer = await action.thread(context.iface).ask('operation', { declare });
+        if (answer.rawOperation !== undefined) context.breaks(`${declaredAs(declare)}: expected no operation, got one`, answer);
+      }
+    },
+  },
+  {
+    id: '2-mcp-tool-error',
+    section: '2',
+    level: 'MUST',
+    sentence: 'An MCP server returns that error only to refuse the Personal Agent entirely. A tool that needs the extension returns an ordinary tool error instead',
+    scope: 'each',
+    only: ['mcp'],
+    async run(context) {
+      const action = await context.probe.action();
+      const answer = await action.thread('mcp').ask('operation', { declare: false });
+      if (answer.rawOperation !== undefined) context.notExercised('the tool returned an operation without the declaration (see 2-not-undeclared)');
+      if (answer.result === undefined) context.breaks(`no Poppy-Extensions: expected a tool result with isError, got ${answer.rpcError === undefined ? describeAnswer(answer) : 'a JSON-RPC error'}`, answer);
+      else if (answer.result.isError !== true) context.notExercised('the tool did the action without the extension (the Company handles approval itself)');
+    },
+  },
+  {
+    id: '2-extension-required',
+    section: '2',
+    level: 'MUST',
+    sentence: 'It handles approval itself, such as on its website or in a Direct Conversation, or refuses the request with extension_required and extension set to operations',
+    scope: 'each',
+    only: ['api'],
+    async run(context) {
+      const action = await context.probe.action();
+      const answer = await action.thread('api').ask('operation', { declare: false });
+      if (answer.rawOperation !== undefined) context.notExercised('the API returned an operation without the declaration (see 2-not-undeclared)');
+      const body = answer.body;
+      if (!isObject(body) || body.error !== 'extension_required') return context.notExercised(`the API did not refuse with extension_required (${describeAnswer(answer)}): it handles approval itself`);
+      if (body.extension !== 'operations') context.breaks(`extension_required: expected "extension": "operations", got ${JSON.stringify(body.extension)}`, answer);
+    },
+  },
+];
