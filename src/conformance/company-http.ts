@@ -46,6 +46,27 @@ function readBody(text: string, contentType: string): unknown {
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…(${text.length} characters)` : text;
 }
 
+/** The most of a response body the kit reads: a Company's answer is small, and a hostile one must not exhaust the kit. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+async function readCapped(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await reader.cancel();
+      throw new Error(`the response body is larger than ${MAX_RESPONSE_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 export interface SendOptions {
   method: string;
   url: string;
@@ -74,7 +95,7 @@ export async function send(options: SendOptions): Promise<Exchange & { rawText?:
       signal: options.signal === undefined ? timeout : AbortSignal.any([options.signal, timeout]),
       redirect: 'manual',
     });
-    const text = await response.text();
+    const text = await readCapped(response);
     const kept: Record<string, string> = {};
     for (const name of KEPT_RESPONSE_HEADERS) {
       const value = response.headers.get(name);

@@ -7,6 +7,9 @@ import { atPointer, expand, type Scenario, type Variables } from './scenario';
 
 type ConversationScenario = NonNullable<Scenario['conversation']>;
 
+/** The most event reads for one answer. */
+const MAX_EVENT_READS = 100;
+
 /**
  * Section 4 and 6, "Conversations": one conversation of one Session. A Personal Agent message is
  * `{ id, author: { type: "agent" }, text, extensions? }`, the approval in
@@ -87,7 +90,8 @@ export class ConversationThread implements Thread {
   async #replies(expectReply: boolean, exchanges: Exchange[]): Promise<CompanyMessage[]> {
     const messages: CompanyMessage[] = [];
     const deadline = Date.now() + (expectReply ? this.#scenario.replyTimeoutMs : this.#scenario.quietMs);
-    for (;;) {
+    // A Company that never stops talking still gets a bounded number of reads.
+    for (let reads = 0; reads < MAX_EVENT_READS; reads++) {
       const remaining = deadline - Date.now();
       const waitSeconds = messages.length === 0 && remaining > 1000 ? Math.min(5, Math.floor(remaining / 1000)) : 0;
       const found = await this.#events(waitSeconds, exchanges);

@@ -134,6 +134,14 @@ function checkVariables(scenario: Scenario): void {
   }
 }
 
+/**
+ * The scenario's JSON Schema (2020-12), as docs/conformance/scenario.schema.json holds it. The
+ * kit's own checks beyond the schema (template variables, path shape) are not in it.
+ */
+export function scenarioJsonSchema(): string {
+  return `${JSON.stringify(z.toJSONSchema(scenarioSchema, { io: 'input' }), null, 2)}\n`;
+}
+
 /** Parse a scenario file's text. Throws ERR_SCENARIO_INVALID naming the field. */
 export function parseScenario(text: string, name = 'scenario'): Scenario {
   let json: unknown;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CountersignError } from '../../src/protocol/errors';
-import { atPointer, expand, parseScenario } from '../../src/conformance/scenario';
+import { atPointer, expand, parseScenario, scenarioJsonSchema } from '../../src/conformance/scenario';
 
 const DOC = readFileSync(new URL('../../docs/conformance.md', import.meta.url), 'utf8');
 const FILE = readFileSync(new URL('../../docs/conformance/reference-company.json', import.meta.url), 'utf8');
@@ -28,6 +28,10 @@ describe('the scenario file (docs/conformance.md, "The scenario")', () => {
     const scenario = parseScenario(FILE);
     expect(scenario.signedOut).toBe(true);
     expect(scenario.conversation?.quietMs).toBe(300);
+  });
+
+  it('docs/conformance/scenario.schema.json is the schema the kit validates with (npm run conformance:schema)', () => {
+    expect(readFileSync(new URL('../../docs/conformance/scenario.schema.json', import.meta.url), 'utf8')).toBe(scenarioJsonSchema());
   });
 
   it('names the field of every error, before anything is sent', () => {

@@ -180,7 +180,10 @@ afterAll(() => {
 describe('npm pack', () => {
   it('packs the built files, README and user docs, and nothing else: no extension, tests or TypeScript sources', () => {
     const files = info.files.map((f) => f.path).sort();
-    const docs = rootPkg.files.filter((f) => f !== 'dist/' && existsSync(path.join(ROOT, f)));
+    // A folder in "files" (docs/conformance/) packs the files in it.
+    const docs = rootPkg.files
+      .filter((f) => f !== 'dist/' && existsSync(path.join(ROOT, f)))
+      .flatMap((f) => (f.endsWith('/') ? readdirSync(path.join(ROOT, f)).map((name) => `${f}${name}`) : [f]));
     const built = [...BINS.map((b) => `dist/${b.name}.mjs`), ...LIBRARIES.flatMap((l) => [l.js, l.types]), NOTICES_FILE];
     const license = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'].filter((f) => existsSync(path.join(ROOT, f)));
     expect(files).toEqual(['package.json', 'README.md', ...license, ...docs, ...built].sort());
