@@ -36,7 +36,7 @@ export function fly(state: CompanionState, id: string, nonce: string, message: z
   const { operation, company } = message;
   return inFlight<ApprovalResult>(state, { id, message, signal, deadlineMs: epochMs(operation.expires_at) + EXPIRY_GRACE_MS, expired: { status: 'expired' }, unavailable: { status: 'unavailable' } }, (finish) => ({
     kind: 'approval',
-    flight: { id, nonce, operation, company, finish },
+    flight: { id, nonce, operation, company, finish, userVerification: message.user_verification === 'required' },
   }));
 }
 
@@ -98,7 +98,7 @@ export function sendCancel(state: CompanionState, requestId: string): void {
 }
 
 /** A revision decided before: the stored decision, re-verified against what is asked now. */
-export async function fromJournal(state: CompanionState, entry: JournalEntry, operation: InFlightOperation, company: Company): Promise<ApprovalResult> {
+export async function fromJournal(state: CompanionState, entry: JournalEntry, operation: InFlightOperation, company: Company, userVerification = false): Promise<ApprovalResult> {
   let claims: DecisionClaims;
   try {
     // The same checks as a fresh decision (without the seen-nonce set: this nonce was accepted
@@ -114,7 +114,9 @@ export async function fromJournal(state: CompanionState, entry: JournalEntry, op
   }
   if (claims.status !== entry.status) throw new CountersignError('ERR_DECISION_MISMATCH', 'journal: the stored status does not match the signed decision');
   if (claims.status === 'declined') return { status: 'declined', decision: claims, jws: entry.jws, stored: true };
-  return { status: 'approved', approval: { operation_id: claims.operation_id, revision: claims.revision }, decision: claims, jws: entry.jws, stored: true };
+  // A stored approval without the person's passkey does not answer a request that requires it.
+  if (userVerification && entry.user_verified !== true) throw new CountersignError('ERR_PASSKEY_INVALID', 'journal: this revision was approved without the person\'s passkey; it cannot answer a request that requires one');
+  return { status: 'approved', approval: { operation_id: claims.operation_id, revision: claims.revision }, decision: claims, jws: entry.jws, stored: true, userVerified: entry.user_verified === true };
 }
 
 /** The `decision` answering an approval_request: only a decision that verifies (section 10) and is journaled becomes an approval. */
@@ -141,6 +143,9 @@ export async function onDecision(state: CompanionState, m: Decision): Promise<vo
       seenNonces: state.journal.nonces,
     });
     if (claims.status !== m.status) throw new CountersignError('ERR_DECISION_MISMATCH', 'decision.status: the message and the signed decision disagree');
+    // A request that asked for the passkey is approved only with an assertion that verifies;
+    // an assertion that came unasked is checked too, so `userVerified` never claims what did not verify.
+    if (claims.status === 'approved' && (flight.userVerification || m.passkey_assertion !== undefined)) await state.passkey.verify(claims, m.passkey_assertion);
   } catch (error) {
     // A signed decision that arrived after the revision expired: the Company would refuse it (section 3).
     if (isCountersignError(error, 'ERR_DECISION_EXPIRED')) return flight.finish({ status: 'expired' });
@@ -162,6 +167,7 @@ export async function onDecision(state: CompanionState, m: Decision): Promise<vo
       company: flight.company,
       expires_at: flight.operation.expires_at,
       recorded_at: new Date().toISOString(),
+      ...(m.passkey_assertion === undefined || claims.status !== 'approved' ? {} : { user_verified: true }),
     });
   } catch (error) {
     // Unrecorded, the approval could be asked for again or a withdrawal lost: fail closed.
@@ -169,7 +175,8 @@ export async function onDecision(state: CompanionState, m: Decision): Promise<vo
   }
   if (state.journal.isWithdrawn(operation_id, revision)) return flight.finish({ status: 'withdrawn' });
   if (claims.status === 'declined') return flight.finish({ status: 'declined', decision: claims, jws: m.jws as string, stored: false });
-  flight.finish({ status: 'approved', approval: { operation_id, revision }, decision: claims, jws: m.jws as string, stored: false });
+  const verified = m.passkey_assertion === undefined ? {} : { userVerified: true, passkeyAssertion: m.passkey_assertion };
+  flight.finish({ status: 'approved', approval: { operation_id, revision }, decision: claims, jws: m.jws as string, stored: false, ...verified });
 }
 
 export async function onWithdrawn(state: CompanionState, operationId: string, revision: string): Promise<void> {

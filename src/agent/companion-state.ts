@@ -1,7 +1,8 @@
+import type { PasskeyPin } from './passkey-pin';
 import type { EventEmitter } from 'node:events';
 import type * as z from 'zod';
 import { randomNonce, type AgentInboundMessage, type AgentToExtensionMessage, type BridgePublicJwk, type approvalRequestMessage } from '../protocol/bridge';
-import { CountersignError } from '../protocol/errors';
+import { CountersignError, isCountersignError } from '../protocol/errors';
 import type { ApprovalResult, CompanionError, CompanionEvents } from './companion-types';
 import type { Journal } from './journal';
 import type { AgentKey, PinnedKey } from './keys';
@@ -28,6 +29,8 @@ export interface ApprovalFlight {
   nonce: string;
   operation: InFlightOperation;
   company: Company;
+  /** The request asked for the person's passkey: only a verified assertion makes it approved. */
+  userVerification: boolean;
   /** Its one answer (approval-flight.ts `inFlight`): a later one is ignored. */
   finish(result: ApprovalResult | Error): void;
 }
@@ -94,7 +97,21 @@ export class CompanionState {
     readonly key: AgentKey,
     public pin: PinnedKey | undefined,
     readonly journal: Journal,
+    readonly passkey: PasskeyPin,
   ) {}
+
+  /**
+   * A passkey announcement (welcome.passkey, passkey_changed), accepted only under the pinned
+   * extension key; one that does not verify changes nothing and is reported.
+   */
+  async acceptPasskey(jws: string): Promise<void> {
+    if (this.pin === undefined) return;
+    try {
+      if (await this.passkey.accept(jws, this.pin.key, this.key.thumbprint)) this.events.emit('passkeyChanged', this.passkey.current?.passkey ?? null);
+    } catch (error) {
+      this.events.emit('protocolError', isCountersignError(error) ? error : new CountersignError('ERR_DECISION_INVALID', 'passkey announcement: could not be verified', { cause: error }));
+    }
+  }
 
   /** False once the bridge or the extension went away, or after close(). */
   get connected(): boolean {

@@ -1,3 +1,4 @@
+import type { PasskeyAssertion, PasskeyCredential } from '../protocol/passkey';
 import type * as z from 'zod';
 import type { Approval } from '../protocol/approval';
 import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
@@ -53,6 +54,12 @@ export interface RequestApprovalInput {
   session: SessionContext;
   /** Aborting withdraws the request from the extension (approval_cancel) and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * "required": after Approve the person confirms with their passkey, and the result is
+   * `approved` only with an assertion that verifies against the pinned passkey
+   * (docs/agent-sdk.md, "Passkey-verified approvals").
+   */
+  userVerification?: 'required';
 }
 
 export type ApprovalResult =
@@ -65,6 +72,10 @@ export type ApprovalResult =
       jws: string;
       /** True when answered from the journal without asking the extension. */
       stored: boolean;
+      /** True when the person confirmed with their passkey and its assertion over these claims verified. */
+      userVerified?: boolean;
+      /** That assertion, for a Company that checks it too (docs/agent-sdk.md). */
+      passkeyAssertion?: PasskeyAssertion;
     }
   | { status: 'declined'; decision: DecisionClaims; jws: string; stored: boolean }
   | { status: 'expired' | 'superseded' | 'withdrawn' | 'unavailable' };
@@ -95,6 +106,8 @@ export interface CompanionEvents {
   unavailable: [reason: CountersignError];
   /** Input from the socket that failed validation or answered nothing we asked; it changed nothing. */
   protocolError: [error: CountersignError];
+  /** The person registered, replaced or removed their passkey (null), as the extension announced it. */
+  passkeyChanged: [passkey: PasskeyCredential | null];
 }
 
 /**

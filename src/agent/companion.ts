@@ -14,6 +14,7 @@ import { defaultConfigDir, lockConfigDir, preparePrivateDir, type ConfigLock, ty
 import { greet, helloFor, socketsFor } from './handshake';
 import { linkHandlers } from './inbound';
 import { Journal } from './journal';
+import { PasskeyPin } from './passkey-pin';
 import { loadOrCreateAgentKey, loadPinnedKey, type AgentKey, type PinnedKey } from './keys';
 import { pair as pairWithExtension } from './pairing';
 
@@ -73,9 +74,10 @@ export class Companion extends EventEmitter<CompanionEvents> {
     key: AgentKey,
     pin: PinnedKey | undefined,
     journal: Journal,
+    passkey: PasskeyPin,
   ) {
     super();
-    this.state = new CompanionState(this, options.timeoutMs, key, pin, journal);
+    this.state = new CompanionState(this, options.timeoutMs, key, pin, journal, passkey);
   }
 
   /**
@@ -104,6 +106,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
       const key = await loadOrCreateAgentKey(configDir, ctx);
       const pin = await loadPinnedKey(configDir, ctx);
       const journal = await Journal.open(configDir, ctx);
+      const passkey = await PasskeyPin.load(configDir, ctx);
       const hello = helloFor(options, key);
       const { paths, expected } = await socketsFor({ socketPath: options.socketPath, platform, env, uid, pin });
       companion = new Companion(
@@ -114,6 +117,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
         key,
         pin,
         journal,
+        passkey,
       );
       await companion.open(paths, hello, expected);
       return companion;
@@ -236,7 +240,17 @@ export class Companion extends EventEmitter<CompanionEvents> {
     const nonce = randomNonce();
     const parsed = parseBridgeMessage(
       approvalRequestMessage,
-      { type: 'approval_request', v: BRIDGE_PROTOCOL_VERSION, id, nonce, company: input.company, operation: input.operation, request: input.request, session: input.session },
+      {
+        type: 'approval_request',
+        v: BRIDGE_PROTOCOL_VERSION,
+        id,
+        nonce,
+        company: input.company,
+        operation: input.operation,
+        request: input.request,
+        session: input.session,
+        ...(input.userVerification === undefined ? {} : { user_verification: input.userVerification }),
+      },
       'requestApproval',
     );
     if (!parsed.ok) throw inputError(parsed.error);
@@ -252,7 +266,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
       throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent has not paired with Countersign: call pair() and have the person confirm the code');
     }
     const stored = journal.get(operation.operation_id, operation.revision);
-    if (stored !== undefined) return fromJournal(state, stored, operation, company);
+    if (stored !== undefined) return fromJournal(state, stored, operation, company, input.userVerification === 'required');
 
     // Section 3 "Expiry": nothing to ask about.
     if (!(epochMs(operation.expires_at) > Date.now())) return { status: 'expired' };

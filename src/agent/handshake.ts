@@ -149,6 +149,8 @@ export async function onHandshake(state: CompanionState, h: Handshake, m: AgentI
     }
     state.extensionKey = m.extension_key;
     state.welcomePaired = m.paired;
+    // The passkey may have changed while this agent was away (docs/bridge-protocol.md, "The passkey announcement").
+    if (m.passkey !== undefined) await state.acceptPasskey(m.passkey);
     h.resolve();
     return;
   }

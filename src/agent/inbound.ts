@@ -71,6 +71,8 @@ async function dispatch(state: CompanionState, m: AgentInboundMessage): Promise<
       waiter.resolve(m.status);
       return;
     }
+    case 'passkey_changed':
+      return state.acceptPasskey(m.jws);
     case 'error':
       return onError(state, m);
     case 'companion_unavailable':

@@ -95,6 +95,8 @@ const entrySchema = z.object({
   company: companySchema,
   expires_at: rfc3339,
   recorded_at: z.string(),
+  /** The decision came with the person's passkey assertion, verified when it was recorded. */
+  user_verified: z.boolean().optional(),
   sent: z.boolean().optional(),
   outcome: z.enum(OUTCOMES).optional(),
   outcome_detail: z.string().max(2000).optional(),

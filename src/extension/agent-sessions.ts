@@ -14,6 +14,7 @@ import {
   type ExtensionToAgentMessage,
 } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
+import { signPasskeyAnnouncement } from '../protocol/passkey-announcement';
 import type { AgentReply, ApprovalQueue } from './approval-queue';
 import { toolCallAsRequest } from './tool-call-request';
 import type { AgentProblem } from './snapshot';
@@ -324,7 +325,10 @@ export class AgentSessions {
     }
     c.stage = 'authenticated';
     const agent = await store.getAgent(c.agentThumbprint);
-    this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, id: m.id, paired: !!agent && !agent.revokedAt, extension_key: wireJwk(key.publicJwk) });
+    const paired = !!agent && !agent.revokedAt;
+    // A paired agent learns the passkey at every welcome: it may have been offline when it changed.
+    const passkey = paired ? await this.passkeyAnnouncement(c.agentThumbprint) : undefined;
+    this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, id: m.id, paired, extension_key: wireJwk(key.publicJwk), ...(passkey === undefined ? {} : { passkey }) });
   }
 
   private async onPairRequest(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'pair_request' }>): Promise<void> {
@@ -394,7 +398,8 @@ export class AgentSessions {
     if (!agent || agent.revokedAt) this.problem(agent ? 'revoked' : 'unpaired', who.agentName);
     if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign: pair it first');
     if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
-    const reply = await this.deps.queue.receive(agent, c.conn, m.type === 'tool_call_request' ? await toolCallAsRequest(m) : m);
+    const request = m.type === 'tool_call_request' ? await toolCallAsRequest(m) : { ...m, ...(m.user_verification === undefined ? {} : { userVerification: m.user_verification }) };
+    const reply = await this.deps.queue.receive(agent, c.conn, request);
     if (reply) this.sendReply(c.conn, reply);
   }
 
@@ -428,13 +433,41 @@ export class AgentSessions {
 
   private async endPairing(pairing: PendingPairing, confirmed: boolean): Promise<void> {
     this.pairings.delete(pairing.pairingId);
+    let passkey: string | undefined;
     if (confirmed) {
       await this.deps.store.putAgent({ thumbprint: pairing.agentThumbprint, name: pairing.agentName, publicJwk: pairing.agentKey, pairedAt: Date.now() });
+      passkey = await this.passkeyAnnouncement(pairing.agentThumbprint);
     } else {
       await this.deps.store.audit('pairing-refused', { agent: pairing.agentThumbprint, detail: pairing.agentName });
     }
     this.send(pairing.conn, { type: 'pair_result', v: BRIDGE_PROTOCOL_VERSION, id: pairing.revealId ?? pairing.requestId, status: confirmed ? 'confirmed' : 'rejected' });
+    // An agent paired after the passkey was registered learns it at once, as those paired before did.
+    if (passkey !== undefined) this.send(pairing.conn, { type: 'passkey_changed', v: BRIDGE_PROTOCOL_VERSION, jws: passkey });
     this.deps.pairingsChanged();
+  }
+
+  /** The current passkey announcement for one agent, signed with the extension key; undefined when none was ever registered. */
+  private async passkeyAnnouncement(agent: string): Promise<string | undefined> {
+    const stored = await this.deps.store.getPasskey();
+    if (stored === undefined) return undefined;
+    const { key } = this.deps;
+    return signPasskeyAnnouncement({ agent, passkey: stored.credential, now: stored.changedAt }, { privateKey: key.privateKey, alg: key.alg, kid: key.thumbprint });
+  }
+
+  /**
+   * The person registered, replaced or removed their passkey: every connected paired agent gets
+   * the new announcement now; the others at their next welcome.
+   */
+  async announcePasskey(): Promise<number> {
+    let told = 0;
+    for (const c of this.connections.values()) {
+      if (c.stage !== 'authenticated' || !c.agentThumbprint) continue;
+      const agent = await this.deps.store.getAgent(c.agentThumbprint);
+      if (!agent || agent.revokedAt) continue;
+      const jws = await this.passkeyAnnouncement(c.agentThumbprint);
+      if (jws !== undefined && this.send(c.conn, { type: 'passkey_changed', v: BRIDGE_PROTOCOL_VERSION, jws })) told++;
+    }
+    return told;
   }
 
   sendReply(conn: string, reply: AgentReply): boolean {

@@ -1,3 +1,4 @@
+import type { PasskeyAssertion } from '../protocol/passkey';
 import type { UnversionedExtensionToAgentMessage } from '../protocol/bridge';
 import { canonicalJson } from '../protocol/canonical-json';
 import { CountersignError } from '../protocol/errors';
@@ -20,6 +21,14 @@ export interface IncomingApprovalRequest {
   session: ApprovalRecord['session'];
   /** A tool call (tool-call-request.ts): the operation above was written from it by Countersign. */
   toolCall?: ApprovalRecord['toolCall'];
+  /** The agent asks for the person's passkey too (`approval_request.user_verification`). */
+  userVerification?: 'required';
+}
+
+/** A passkey assertion the background checked against this decision's claims, stamped `now` (their `iat`). */
+export interface UserVerification {
+  now: number;
+  assertion: PasskeyAssertion;
 }
 
 export type DecisionStatus = 'approved' | 'declined' | 'expired' | 'superseded' | 'withdrawn' | 'cancelled';
@@ -88,6 +97,7 @@ export class ApprovalQueue {
       request: req.request,
       session: req.session,
       ...(req.toolCall ? { toolCall: req.toolCall } : {}),
+      ...(req.userVerification === 'required' || agent.requireUserVerification === true ? { userVerification: 'required' as const } : {}),
       state: 'pending',
       createdAt: this.now(),
       updatedAt: this.now(),
@@ -200,21 +210,26 @@ export class ApprovalQueue {
    * is recorded and sent unsigned, since an agent never acts on a decline. An item that is no
    * longer waiting (decided, expired, withdrawn) is returned as it is.
    */
-  async decide(key: string, decision: 'approve' | 'decline'): Promise<ApprovalRecord> {
+  async decide(key: string, decision: 'approve' | 'decline', verified?: UserVerification): Promise<ApprovalRecord> {
     const { store } = this.deps;
     const record = await store.get(key);
     if (!record) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
     if (decision === 'decline') return this.decline(record);
+    if (record.userVerification === 'required' && verified === undefined && record.state === 'pending') {
+      throw new CountersignError('ERR_NOT_ALLOWED', 'approve: this approval needs the person to confirm with their passkey');
+    }
     const now = this.now();
     if (this.expired(record.operation, now)) {
       if (record.state === 'pending') await this.expire(record);
       this.deps.changed('update');
       throw new CountersignError('ERR_DECISION_EXPIRED', `operation ${record.operationId} revision ${record.revision}: expired at ${record.operation.expires_at}`);
     }
-    // Signed before the state changes: a failed signature leaves the approval pending.
-    const jws = await this.deps.sign(record, 'approved', now);
+    // Signed before the state changes: a failed signature leaves the approval pending. With a
+    // passkey, the claims are stamped with the instant the assertion covers.
+    const jws = await this.deps.sign(record, 'approved', verified?.now ?? now);
     const updated = await store.transition(key, 'approve', { decision: jws });
-    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'approved', jws });
+    const assertion = verified === undefined ? {} : { passkey_assertion: verified.assertion };
+    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'approved', jws, ...assertion });
     this.deps.changed('update');
     return updated;
   }

@@ -78,6 +78,8 @@ class Background {
   pageServices(): PageServices {
     return {
       version: this.version,
+      // The passkey's relying party is this origin (chrome-extension://<id>), without the trailing slash.
+      extensionOrigin: browser.runtime.getURL('/').replace(/\/$/, ''),
       startedAt: this.startedAt,
       ready: () => this.init(),
       snapshot: () => this.snapshot(),
@@ -288,15 +290,17 @@ async function buildSnapshot(s: BackgroundParts): Promise<Snapshot> {
         attemptsLeft: MAX_PAIRING_CODE_ATTEMPTS - p.attempts,
         requestedAt: p.requestedAt,
       })),
-    agents: (await s.store.agents()).map(({ thumbprint, name, pairedAt, revokedAt }) => ({
+    agents: (await s.store.agents()).map(({ thumbprint, name, pairedAt, revokedAt, requireUserVerification }) => ({
       thumbprint,
       fingerprint: keyFingerprint(thumbprint),
       name,
       pairedAt,
       ...(revokedAt ? { revokedAt } : {}),
+      ...(requireUserVerification === true ? { requireUserVerification } : {}),
     })),
     throttled: [...s.queue.throttled].map(([agent, count]) => ({ agent, count })),
     extensionKeyThumbprint: s.thumbprint,
+    passkey: (await s.store.getPasskey())?.credential ?? null,
   };
 }
 

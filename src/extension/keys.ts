@@ -22,6 +22,15 @@ export async function extensionKey(store: Store): Promise<StoredKeyPair> {
   });
 }
 
+/**
+ * The claims a decision about the record signs, as signRecord signs them: what a passkey
+ * assertion's challenge covers (docs/bridge-protocol.md, "Passkey-verified decisions").
+ */
+export async function recordClaims(record: ApprovalRecord, status: 'approved' | 'declined', now: number): Promise<object> {
+  if (record.toolCall) return toolCallDecisionClaims({ call: record.toolCall, agent: record.agent, nonce: record.nonce }, status, now);
+  return decisionClaims(record, status, now);
+}
+
 /** A decision about the record: a tool-call decision for a tool call, else an operation's (the two never stand in for each other). */
 export async function signRecord(key: StoredKeyPair, record: ApprovalRecord, status: 'approved' | 'declined', now = Date.now()): Promise<string> {
   if (record.toolCall) {

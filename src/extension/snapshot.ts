@@ -1,3 +1,4 @@
+import type { PasskeyCredential } from '../protocol/passkey';
 import { keyFingerprint } from '../protocol/fingerprint';
 import { displayOrigin, type DisplayOrigin } from '../summary/origin.ts';
 import type { ToolServer } from '../protocol/tool-call';
@@ -31,6 +32,8 @@ export interface ApprovalView {
   createdAt: number;
   updatedAt: number;
   outcomeDetail?: string;
+  /** Approve needs the person's passkey too (the agent asked, or the person requires it for this agent). */
+  userVerification?: 'required';
 }
 
 /** A pairing waiting for the person. Never the code: the person types the one their agent shows. */
@@ -64,9 +67,11 @@ export interface Snapshot {
   /** The latest decided ones, newest first. */
   history: ApprovalView[];
   pairings: PairingView[];
-  agents: Array<Pick<PairedAgent, 'thumbprint' | 'name' | 'pairedAt' | 'revokedAt'> & { fingerprint: string }>;
+  agents: Array<Pick<PairedAgent, 'thumbprint' | 'name' | 'pairedAt' | 'revokedAt' | 'requireUserVerification'> & { fingerprint: string }>;
   throttled: Array<{ agent: string; count: number }>;
   extensionKeyThumbprint: string | null;
+  /** The passkey that protects approvals (public parts only), or null. */
+  passkey?: PasskeyCredential | null;
 }
 
 export const ACTIVE_STATES = ['pending', 'held', 'approved', 'sent', 'unknown'] as const;
@@ -104,6 +109,7 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
     origin: record.toolCall ? null : safeOrigin(record.company.origin),
     operation: record.operation,
     ...(record.toolCall ? { toolCall: { server: record.toolCall.server, tool: record.toolCall.tool } } : {}),
+    ...(record.userVerification === 'required' ? { userVerification: 'required' as const } : {}),
     ...(previous ? { previous: previous.operation } : {}),
     request: record.request,
     session: record.session,

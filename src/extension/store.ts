@@ -1,3 +1,4 @@
+import type { PasskeyCredential } from '../protocol/passkey';
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import type * as z from 'zod';
 import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
@@ -63,6 +64,8 @@ export interface ApprovalRecord {
   heldReason?: string;
   agentConnected: boolean;
   outcomeDetail?: string;
+  /** "required": Approve needs the person's passkey too (the agent asked, or the person requires it for this agent). */
+  userVerification?: 'required';
 }
 
 export interface PairedAgent {
@@ -71,6 +74,20 @@ export interface PairedAgent {
   publicJwk: JsonWebKey;
   pairedAt: number;
   revokedAt?: number;
+  /** The person requires their passkey for every approval this agent asks for (docs/bridge-protocol.md, "Passkey-verified decisions"). */
+  requireUserVerification?: boolean;
+}
+
+/**
+ * The person's passkey for approvals, or its removal (`credential: null`), and when that changed:
+ * the `iat` of every announcement of it, so an agent sees the same announcement until it changes.
+ */
+export interface StoredPasskey {
+  name: 'passkey';
+  credential: PasskeyCredential | null;
+  changedAt: number;
+  /** The authenticator's signature counter at the last assertion the background verified (0: none yet, or it keeps none). */
+  signCount?: number;
 }
 
 export interface AuditEntry {
@@ -108,7 +125,7 @@ interface CountersignDB extends DBSchema {
     };
   };
   agents: { key: string; value: PairedAgent };
-  keys: { key: string; value: StoredKeyPair };
+  keys: { key: string; value: StoredKeyPair | StoredPasskey };
   audit: { key: number; value: AuditEntry };
 }
 
@@ -317,8 +334,28 @@ export class Store {
     await this.audit(agent.revokedAt ? 'agent-revoked' : 'agent-paired', { agent: agent.thumbprint, detail: agent.name });
   }
 
-  getKeyPair(): Promise<StoredKeyPair | undefined> {
-    return this.db.get('keys', 'extension');
+  async getKeyPair(): Promise<StoredKeyPair | undefined> {
+    const stored = await this.db.get('keys', 'extension');
+    return stored?.name === 'extension' ? stored : undefined;
+  }
+
+  /** The passkey state; undefined when none was ever registered. */
+  async getPasskey(): Promise<StoredPasskey | undefined> {
+    const stored = await this.db.get('keys', 'passkey');
+    return stored?.name === 'passkey' ? stored : undefined;
+  }
+
+  /** Records the counter of an assertion just verified, so a cloned authenticator's older count is refused. */
+  async putPasskeySignCount(signCount: number): Promise<void> {
+    const stored = await this.getPasskey();
+    if (stored) await this.db.put('keys', { ...stored, signCount });
+  }
+
+  async putPasskey(credential: PasskeyCredential | null, changedAt: number): Promise<StoredPasskey> {
+    const stored: StoredPasskey = { name: 'passkey', credential, changedAt };
+    await this.db.put('keys', stored);
+    await this.audit(credential === null ? 'passkey-removed' : 'passkey-registered', { detail: credential?.credential_id.slice(0, 16) ?? '' });
+    return stored;
   }
 
   /** Stores the key pair only if none exists yet, so two racing starts keep one key. */
@@ -327,7 +364,7 @@ export class Store {
     const existing = await tx.store.get('extension');
     if (!existing) await tx.store.add(pair);
     await tx.done;
-    return existing ?? pair;
+    return existing?.name === 'extension' ? existing : pair;
   }
 }
 

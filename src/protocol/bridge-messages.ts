@@ -8,6 +8,7 @@ import { isWellFormedText } from './json';
 import { publicJwkSchema } from './jwk';
 import { MAX_COMPANY_NAME_LENGTH, MAX_JSON_DEPTH } from './limits';
 import { isSummaryTooLongIssue, operationSchema } from './operation';
+import { passkeyAssertionSchema } from './passkey';
 import { displayNameSchema, freeTextSchema, jsonObjectSchema, originSchema, requestUrlSchema } from './text-schemas';
 import { toolCallSchema } from './tool-call';
 
@@ -195,6 +196,11 @@ export const approvalRequestMessage = message('approval_request', {
   operation: operationSchema,
   request: requestContextSchema,
   session: sessionSchema,
+  /**
+   * "required": the person confirms with their passkey after Approve, and the decision carries the
+   * assertion (docs/bridge-protocol.md, "Passkey-verified decisions"). Absent: the agent's setting decides.
+   */
+  user_verification: z.literal('required', { error: 'expected "required"' }).optional(),
 });
 /**
  * A tool call to approve (tool-call.ts), from countersign-mcp: answered by a `decision` whose
@@ -236,7 +242,15 @@ export const errorMessage = message('error', {
 // -- extension → agent (inside relay)
 
 export const challengeMessage = message('challenge', { id: requestIdSchema, nonce: nonceSchema, version: protocolVersionSchema });
-export const welcomeMessage = message('welcome', { id: requestIdSchema, paired: z.boolean({ error: 'expected true or false' }), extension_key: publicJwkSchema });
+export const welcomeMessage = message('welcome', {
+  id: requestIdSchema,
+  paired: z.boolean({ error: 'expected true or false' }),
+  extension_key: publicJwkSchema,
+  /** A paired agent's current passkey announcement (passkey-announcement.ts), when a passkey was ever registered. */
+  passkey: compactJwsSchema.optional(),
+});
+/** The person registered, replaced or removed their passkey: the new announcement, to every connected paired agent. */
+export const passkeyChangedMessage = message('passkey_changed', { jws: compactJwsSchema });
 /**
  * The answer to an `approval_sent`, `outcome` or `approval_cancel` that was accepted. With
  * `approval_sent`, `sent: true` means the User can no longer withdraw it: send the approval now.
@@ -268,6 +282,8 @@ export const decisionMessage = message('decision', {
     error: 'expected "approved", "declined", "expired", "superseded", "withdrawn" or "cancelled"',
   }),
   jws: compactJwsSchema.optional(),
+  /** The person's passkey assertion over this decision's claims (passkey.ts), with "approved" only. */
+  passkey_assertion: passkeyAssertionSchema.optional(),
 }).refine((m) => (m.status === 'approved' ? m.jws !== undefined : m.status === 'declined' || m.jws === undefined), {
   error: 'expected jws with "approved" (optional with "declined", absent otherwise)',
   path: ['jws'],
@@ -311,6 +327,7 @@ const EXTENSION_TO_AGENT = [
   pairResultMessage,
   decisionMessage,
   withdrawnMessage,
+  passkeyChangedMessage,
   ackMessage,
   errorMessage,
 ] as const;

@@ -44,6 +44,8 @@ export const ERROR_CODES = [
   'ERR_DECISION_EXPIRED',
   'ERR_DECISION_REPLAYED',
   'ERR_KEY_INVALID',
+  // A passkey assertion over a decision failed a relying party's check (WebAuthn Level 3 section 7.2).
+  'ERR_PASSKEY_INVALID',
   // Installer
   'ERR_INSTALL_FAILED',
   'ERR_UNSUPPORTED_PLATFORM',

@@ -47,6 +47,23 @@ export {
 } from './approval';
 export { formatApprovalHeader, parseApprovalHeader } from './approval-header';
 
+// Passkey-verified decisions: a WebAuthn assertion over a decision's claims (WebAuthn Level 3 section 7.2)
+export {
+  PASSKEY_ALGORITHMS,
+  parseAuthenticatorData,
+  passkeyAssertionSchema,
+  passkeyChallenge,
+  passkeyChallengeBase64url,
+  passkeyCredentialSchema,
+  verifyPasskeyAssertion,
+  type AuthenticatorData,
+  type PasskeyAlg,
+  type PasskeyAssertion,
+  type PasskeyCredential,
+  type VerifiedPasskeyAssertion,
+  type VerifyPasskeyAssertionOptions,
+} from './passkey';
+
 // RFC 9651 wrappers (the header layer above uses these)
 export {
   DisplayString,

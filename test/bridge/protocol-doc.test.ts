@@ -19,6 +19,7 @@ import {
 } from '../../src/protocol/bridge';
 import { encodeJsonFrame } from '../../src/protocol/bridge-framing';
 import { verifyDecision } from '../../src/protocol/decision';
+import { verifyPasskeyAnnouncement } from '../../src/protocol/passkey-announcement';
 import { MAX_SUMMARY_LENGTH } from '../../src/protocol/limits';
 import { OPERATION } from './helpers';
 
@@ -109,6 +110,13 @@ describe('docs/bridge-protocol.md', () => {
       now: new Date('2026-10-08T19:00:00Z'),
     });
     expect(claims).toMatchObject({ status: 'approved', iat: 1791486000 });
+  });
+
+  it('the example passkey announcement verifies with the example keys and names the first passkey vector (section 10.3)', async () => {
+    const announcement = examples.find((m) => m['type'] === 'passkey_changed')!;
+    const claims = await verifyPasskeyAnnouncement(String(announcement['jws']), { pinnedKey: pub(EXT), agent: await jwkThumbprint(pub(AGENT)) });
+    const vectors = JSON.parse(readFileSync(new URL('../fixtures/passkey/vectors.json', import.meta.url), 'utf8')) as { vectors: Array<{ credential: unknown }> };
+    expect(claims).toEqual({ v: 1, kind: 'passkey', aud: await jwkThumbprint(pub(AGENT)), iat: 1791480000000, passkey: vectors.vectors[0]!.credential });
   });
 
   it('the socket path and framing examples hold', () => {

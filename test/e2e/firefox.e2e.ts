@@ -2,7 +2,7 @@ import { test, expect } from '@playwright/test';
 import type { Page } from 'puppeteer-core';
 import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FirefoxStack } from './support/firefox';
+import { FIREFOX_UUID, FirefoxStack } from './support/firefox';
 import { jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import type { Companion } from '../../src/agent/index.ts';
 
@@ -165,3 +165,32 @@ test('Firefox: the main states of the window match their screenshots (pending, d
   await page.click('#decline');
   expect((await p2).status).toBe('declined');
 });
+
+test('Firefox: passkeys are shown as unavailable in the options page, with the error Firefox ESR gives extension pages', async () => {
+  // WebDriver BiDi may not navigate to an extension page: the extension's own window opens it.
+  const opener = await stack.approvalWindow();
+  await opener.evaluate(() => (globalThis as unknown as { browser: { tabs: { create(o: { url: string }): Promise<unknown> } } }).browser.tabs.create({ url: '/options.html' }));
+  const page = await optionsPage();
+  try {
+    await page.waitForFunction(() => document.querySelector('#passkey-status')?.textContent?.startsWith('Passkeys are not available'), { timeout: 10_000 });
+    // The reason is the browser's own: SecurityError for a page in front, NotAllowedError for one that is not.
+    expect(await text(page, '#passkey-status')).toMatch(/^Passkeys are not available in this browser: (SecurityError|NotAllowedError): \S/);
+    expect(await page.$eval('#passkey-register', (el) => (el as HTMLElement).hidden)).toBe(true);
+    await page.screenshot({ path: 'test-results/passkey-firefox-unavailable.png' });
+  } finally {
+    await page.close();
+  }
+});
+
+/** The options page the extension opened (found by its location, as approvalWindow finds the window). */
+async function optionsPage(timeoutMs = 10_000): Promise<Page> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const page of await stack.browser.pages()) {
+      const href = await Promise.race([page.evaluate(() => location.href).catch(() => ''), new Promise<string>((r) => setTimeout(() => r(''), 500))]);
+      if (href === `moz-extension://${FIREFOX_UUID}/options.html`) return page;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the options page did not open');
+}

@@ -1,7 +1,10 @@
 import * as z from 'zod';
 import { CountersignError } from '../../protocol/errors';
 import { APPROVE_DELAY_MS } from '../constants';
-import { keyField, pageMessageModule } from './types';
+import { passkeyAssertionSchema, passkeyChallenge, verifyPasskeyAssertion, type PasskeyAssertion } from '../../protocol/passkey';
+import type { UserVerification } from '../approval-queue';
+import { recordClaims } from '../keys';
+import { keyField, pageMessageModule, type PageServices } from './types';
 
 /**
  * A decision taken in the approval window. `trusted` is the page's own `event.isTrusted`, and
@@ -15,8 +18,29 @@ export const decideMessage = z
     decision: z.enum(['approve', 'decline']),
     trusted: z.literal(true),
     shownFor: z.number().nonnegative(),
+    /** The passkey's answer to passkey-challenge: the assertion, and the instant its claims were stamped. */
+    userVerification: z.strictObject({ now: z.int().positive(), assertion: passkeyAssertionSchema }).optional(),
   })
   .strict();
+
+/** How long after passkey-challenge its claims may still be signed: the person's fingerprint, PIN or face. */
+export const PASSKEY_CONFIRM_MS = 5 * 60_000;
+
+/**
+ * The background checks the assertion itself, as the agent will, before signing: a window that
+ * passed something else gets a clear refusal and the item stays pending.
+ */
+async function verifyHere(services: PageServices, key: string, verification: { now: number; assertion: PasskeyAssertion }): Promise<UserVerification> {
+  const { store } = await services.ready();
+  if (Math.abs(Date.now() - verification.now) > PASSKEY_CONFIRM_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: the confirmation took too long; approve again');
+  const record = await store.get(key);
+  const stored = await store.getPasskey();
+  if (!record || !stored?.credential) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: none is registered, or the item is gone');
+  const challenge = await passkeyChallenge(await recordClaims(record, 'approved', verification.now));
+  const { signCount } = await verifyPasskeyAssertion(verification.assertion, { credential: stored.credential, challenge, origin: services.extensionOrigin, previousSignCount: stored.signCount ?? 0 });
+  await store.putPasskeySignCount(signCount);
+  return verification;
+}
 
 export const decide = pageMessageModule({
   schema: decideMessage,
@@ -29,7 +53,8 @@ export const decide = pageMessageModule({
       if (m.shownFor < APPROVE_DELAY_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'approve: the window was not in front of the person long enough');
       if (port.state !== 'up') throw new CountersignError('ERR_COMPANION_UNAVAILABLE', 'approve: the bridge is down');
     }
-    await queue.decide(m.key, m.decision);
+    if (m.decision === 'approve' && m.userVerification !== undefined) await queue.decide(m.key, m.decision, await verifyHere(services, m.key, m.userVerification));
+    else await queue.decide(m.key, m.decision);
     return { ok: true };
   },
 });

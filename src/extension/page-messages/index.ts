@@ -1,9 +1,12 @@
+import { agentVerification } from './agent-verification';
 import { declineAll } from './decline-all';
 import { decide } from './decide';
 import { exportAll } from './export';
 import { history } from './history';
 import { openWindow } from './open-window';
 import { pairAnswer } from './pair-answer';
+import { passkeyChallenge } from './passkey-challenge';
+import { passkeySet } from './passkey-set';
 import { revokeAgent } from './revoke-agent';
 import { settingsSet } from './settings-set';
 import { snapshot } from './snapshot';
@@ -15,7 +18,7 @@ import { withdraw } from './withdraw';
  * union the background parses with from this list, so no message is accepted without its module
  * here, and with it the pages allowed to send it.
  */
-export const PAGE_MESSAGES = [history, exportAll, settingsSet, version, decide, withdraw, declineAll, snapshot, pairAnswer, revokeAgent, openWindow] as const;
+export const PAGE_MESSAGES = [history, exportAll, settingsSet, version, decide, withdraw, declineAll, snapshot, pairAnswer, revokeAgent, openWindow, passkeyChallenge, passkeySet, agentVerification] as const;
 
 export type { BackgroundParts, PageMessageModule, PageName, PageSenders, PageServices } from './types';
 export { PAGE_PATHS } from './types';

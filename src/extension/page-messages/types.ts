@@ -45,6 +45,8 @@ export interface BackgroundParts {
 export interface PageServices {
   /** The extension's version (manifest) and when this worker started: the version query's answer. */
   version: string;
+  /** `chrome-extension://<id>` (no trailing slash): the origin a passkey assertion from our window names. */
+  extensionOrigin: string;
   startedAt: number;
   /** The background's parts, started on first use (a woken worker opens IndexedDB here). */
   ready: () => Promise<BackgroundParts>;

@@ -9,6 +9,7 @@ import { youApproveText } from './facts';
 import { inspectText } from '../../summary/text-inspection.ts';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
+import { PASSKEY_TIMEOUT_MS, passkeyAssertion } from './passkey-ceremony';
 import { deadlineOf } from '../../protocol/rfc3339';
 
 export { formatRemaining } from './countdown';
@@ -121,6 +122,10 @@ class ApprovalWindow {
   /** The item whose summary's end has been on screen; it stays read until another item is shown. */
   private summaryReadFor: string | null = null;
   private confirmingDeclineAll = false;
+  /** The passkey confirmation under way, if any: closing the window or a new click ends it. */
+  private passkeyAbort: AbortController | undefined;
+  /** What the passkey step last said about an item (confirming, or why it did not approve). */
+  private passkeyNote: { key: string; text: string } | undefined;
   /** Items seen while active, to leave a result card when they end. */
   private readonly seen = new Map<string, ApprovalView>();
   /** Newest first; items that ended together with the same outcome share one card. */
@@ -262,6 +267,9 @@ class ApprovalWindow {
     ui.youApprove.hidden = !pending;
     const statusKey = view ? ACTIVE_STATUS[view.state] : undefined;
     ui.status.textContent = statusKey && view ? t(statusKey, inspectText(view.agentName, { singleLine: true }).display) : '';
+    // The passkey step's own word on this item outlives re-renders; else say Approve needs it.
+    if (pending && this.passkeyNote?.key === view.key) ui.status.textContent = this.passkeyNote.text;
+    else if (pending && view.userVerification === 'required') ui.status.textContent = t('passkeyRequiredNote');
     ui.riskAck.hidden = !danger;
     ui.approve.textContent = danger ? t('approveAnyway') : t('approve');
     ui.approve.className = `${danger ? 'secondary' : 'primary'} armed-button`;
@@ -429,7 +437,47 @@ class ApprovalWindow {
     const shownFor = this.gate.shownFor(Date.now());
     if (!this.gate.fire(Date.now())) return;
     this.ui.approve.disabled = true;
+    if (view.userVerification === 'required') {
+      void this.approveWithPasskey(view.key, shownFor);
+      return;
+    }
     void this.send({ type: 'countersign/decide', key: view.key, decision: 'approve', trusted: true, shownFor });
+  }
+
+  private showPasskeyNote(key: string, text: string): void {
+    this.passkeyNote = { key, text };
+    this.ui.status.textContent = text;
+  }
+
+  /**
+   * After the trusted Approve click, the person confirms with their passkey over exactly the
+   * claims the decision will carry (docs/bridge-protocol.md, "Passkey-verified decisions"). Never
+   * started without that click, always with a signal that ends it. A refusal, a cancel or a
+   * timeout is not a decision: the item stays pending and the window says why.
+   */
+  private async approveWithPasskey(key: string, shownFor: number): Promise<void> {
+    this.showPasskeyNote(key, this.t('passkeyConfirming'));
+    this.passkeyAbort?.abort();
+    const controller = new AbortController();
+    this.passkeyAbort = controller;
+    const timer = setTimeout(() => controller.abort(new DOMException('the passkey took too long', 'TimeoutError')), PASSKEY_TIMEOUT_MS);
+    try {
+      const asked = (await this.send({ type: 'countersign/passkey-challenge', key })) as { challenge?: string; credentialId?: string; now?: number; error?: { message: string } };
+      if (asked.error !== undefined || asked.challenge === undefined || asked.credentialId === undefined || asked.now === undefined) throw new Error(asked.error?.message ?? 'no challenge');
+      const assertion = await passkeyAssertion(asked.challenge, asked.credentialId, controller.signal);
+      const answer = (await this.send({ type: 'countersign/decide', key, decision: 'approve', trusted: true, shownFor, userVerification: { now: asked.now, assertion } })) as { error?: { message: string } } | undefined;
+      if (answer?.error !== undefined) throw new Error(answer.error.message);
+      this.passkeyNote = undefined;
+    } catch (error) {
+      const reason = error instanceof DOMException ? error.name : error instanceof Error ? error.message : String(error);
+      this.showPasskeyNote(key, this.t('passkeyFailed', [reason]));
+      // Approve can be clicked again, after its arm delay once more: the item is still pending.
+      this.gate.restart(Date.now(), this.focused());
+      this.tick();
+    } finally {
+      clearTimeout(timer);
+      if (this.passkeyAbort === controller) this.passkeyAbort = undefined;
+    }
   }
 
   private onDeclineAll(event: MouseEvent): void {

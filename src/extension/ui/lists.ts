@@ -295,7 +295,13 @@ export function showRecord(doc: Document, view: ApprovalView, t: Translate): HTM
   return d;
 }
 
-export function renderAgents(doc: Document, snapshot: Snapshot, onRevoke: (agent: Snapshot['agents'][number]) => void, t: Translate): HTMLTableElement {
+export function renderAgents(
+  doc: Document,
+  snapshot: Snapshot,
+  onRevoke: (agent: Snapshot['agents'][number]) => void,
+  t: Translate,
+  onRequirePasskey?: (agent: Snapshot['agents'][number], required: boolean) => void,
+): HTMLTableElement {
   const el = elements(doc);
   const table = el('table', undefined, 'agents');
   const head = el('thead');
@@ -333,6 +339,16 @@ export function renderAgents(doc: Document, snapshot: Snapshot, onRevoke: (agent
       revoke.setAttribute('aria-label', t('revokeLabel', shownName));
       revoke.addEventListener('click', () => onRevoke(agent));
       action.append(revoke);
+      // Only with a passkey registered: requiring one without it would block every approval.
+      if (onRequirePasskey && snapshot.passkey) {
+        const box = el('input');
+        box.type = 'checkbox';
+        box.checked = agent.requireUserVerification === true;
+        box.addEventListener('change', () => onRequirePasskey(agent, box.checked));
+        const label = el('label');
+        label.append(box, ` ${t('agentRequirePasskey')}`);
+        action.append(label);
+      }
     }
     row.append(name, key, when, action);
     body.append(row);

@@ -1,6 +1,7 @@
 import type { browser as browserApi } from 'wxt/browser';
 import { elements, oneLine, renderAgents, renderApprovalList, showRecord } from './lists';
 import { confirmAction } from './confirm';
+import { mountPasskeySection } from './passkey-section';
 import { pageTranslator } from './i18n';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage, Settings } from '../runtime-messages';
@@ -31,6 +32,10 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
   search.setAttribute('aria-label', t('historySearch'));
   search.placeholder = t('historySearch');
   const notifications = $('setting-notifications') as HTMLInputElement;
+  const passkey = mountPasskeySection(doc, browser, t, () => refresh());
+
+  const requirePasskey = (agent: Snapshot['agents'][number], required: boolean): Promise<void> =>
+    browser.runtime.sendMessage({ type: 'countersign/agent-verification', thumbprint: agent.thumbprint, required }).then(() => refresh());
 
   async function revoke(agent: Snapshot['agents'][number]): Promise<void> {
     const name = oneLine(agent.name);
@@ -61,7 +66,8 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
       box.append(el('p', t('pairingWaitingElsewhere')), open);
       pairings.append(box);
     }
-    $('agents').replaceChildren(snapshot.agents.length ? renderAgents(doc, snapshot, (agent) => void revoke(agent), t) : el('p', t('noAgents'), 'empty'));
+    $('agents').replaceChildren(snapshot.agents.length ? renderAgents(doc, snapshot, (agent) => void revoke(agent), t, (agent, required) => void requirePasskey(agent, required)) : el('p', t('noAgents'), 'empty'));
+    passkey.show(snapshot.passkey);
     await showHistory();
   }
 
@@ -100,6 +106,6 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
   notifications.addEventListener('change', () => {
     void browser.runtime.sendMessage({ type: 'countersign/settings-set', settings: { notifications: notifications.checked } });
   });
-  const ready = refresh();
+  const ready = Promise.all([refresh(), passkey.ready]).then(() => undefined);
   return { ready, refresh: () => ready.then(refresh), showHistory };
 }

@@ -29,6 +29,9 @@ const EXAMPLES: Record<PageMessage['type'], PageMessage> = {
   'countersign/history': { type: 'countersign/history', query: 'jacket', limit: 50 },
   'countersign/export': { type: 'countersign/export' },
   'countersign/settings-set': { type: 'countersign/settings-set', settings: { notifications: false } },
+  'countersign/passkey-challenge': { type: 'countersign/passkey-challenge', key: 'k1' },
+  'countersign/passkey-set': { type: 'countersign/passkey-set', credential: null },
+  'countersign/agent-verification': { type: 'countersign/agent-verification', thumbprint: 'thumb', required: true },
 };
 
 /** Who may send each message, as the background has always checked it. */
@@ -44,6 +47,10 @@ const SENDERS: Record<PageMessage['type'], readonly PageName[] | 'any'> = {
   'countersign/history': 'any',
   'countersign/export': 'any',
   'countersign/settings-set': 'any',
+  // The passkey: confirmed in the approval window, registered and required in the options page.
+  'countersign/passkey-challenge': ['approve'],
+  'countersign/passkey-set': ['options'],
+  'countersign/agent-verification': ['options'],
 };
 
 const typeOf = (m: (typeof PAGE_MESSAGES)[number]) => m.schema.shape.type.value;
@@ -58,6 +65,7 @@ function fakes() {
   };
   const services: PageServices = {
     version: '1.2.3',
+    extensionOrigin: base,
     startedAt: 42,
     ready: vi.fn(async () => parts as unknown as BackgroundParts),
     snapshot: vi.fn(async () => ({}) as never),

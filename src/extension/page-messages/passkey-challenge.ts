@@ -1,0 +1,29 @@
+import * as z from 'zod';
+import { CountersignError } from '../../protocol/errors';
+import { passkeyChallengeBase64url } from '../../protocol/passkey';
+import { recordClaims } from '../keys';
+import { keyField, pageMessageModule } from './types';
+
+/**
+ * After a trusted Approve click on an item that needs the person's passkey, the window asks what
+ * to have the passkey sign: the SHA-256 of exactly the claims the decision will carry, stamped
+ * now (docs/bridge-protocol.md, "Passkey-verified decisions"). Nothing changes here: the item
+ * stays pending until `decide` brings an assertion that verifies.
+ */
+export const passkeyChallengeMessage = z.object({ type: z.literal('countersign/passkey-challenge'), key: keyField }).strict();
+
+export const passkeyChallenge = pageMessageModule({
+  schema: passkeyChallengeMessage,
+  from: ['approve'],
+  refusal: 'a passkey confirms a decision in the approval window only',
+  handler: async (m, services) => {
+    const { store } = await services.ready();
+    const record = await store.get(m.key);
+    if (record?.state !== 'pending') throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: this item is not waiting for a decision');
+    const passkey = (await store.getPasskey())?.credential ?? null;
+    if (passkey === null) throw new CountersignError('ERR_NOT_ALLOWED', "passkey: none is registered; register one in Countersign's options first");
+    const now = Date.now();
+    const challenge = await passkeyChallengeBase64url(await recordClaims(record, 'approved', now));
+    return { ok: true, challenge, credentialId: passkey.credential_id, now };
+  },
+});
