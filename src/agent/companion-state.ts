@@ -87,6 +87,8 @@ export class CompanionState {
   extensionKey: BridgePublicJwk | undefined;
   extensionKeyThumbprint: string | undefined;
   welcomePaired = false;
+  /** A passkey announcement that arrived before the extension key was pinned (pairing.ts accepts it then). */
+  unpinnedPasskey: string | undefined;
   bridge: { version: string; browser: 'chromium' | 'firefox' } | undefined;
   private idCounter = 0;
 
@@ -105,7 +107,12 @@ export class CompanionState {
    * extension key; one that does not verify changes nothing and is reported.
    */
   async acceptPasskey(jws: string): Promise<void> {
-    if (this.pin === undefined) return;
+    // Right after pairing the announcement can arrive before the key is pinned: kept until it is.
+    if (this.pin === undefined) {
+      this.unpinnedPasskey = jws;
+      return;
+    }
+    this.unpinnedPasskey = undefined;
     try {
       if (await this.passkey.accept(jws, this.pin.key, this.key.thumbprint)) this.events.emit('passkeyChanged', this.passkey.current?.passkey ?? null);
     } catch (error) {

@@ -15,6 +15,7 @@ import { greet, helloFor, socketsFor } from './handshake';
 import { linkHandlers } from './inbound';
 import { Journal } from './journal';
 import { PasskeyPin } from './passkey-pin';
+import type { PasskeyCredential } from '../protocol/passkey';
 import { loadOrCreateAgentKey, loadPinnedKey, type AgentKey, type PinnedKey } from './keys';
 import { pair as pairWithExtension } from './pairing';
 
@@ -153,6 +154,14 @@ export class Companion extends EventEmitter<CompanionEvents> {
   /** The agent's public key (what the extension pins). */
   get agentPublicKey(): BridgePublicJwk {
     return this.state.key.publicJwk;
+  }
+
+  /**
+   * The person's passkey as the extension last announced it and this agent pinned it: null when
+   * they removed it, undefined when none was ever announced (docs/agent-sdk.md, "Passkey-verified approvals").
+   */
+  get passkey(): PasskeyCredential | null | undefined {
+    return this.state.passkey.current?.passkey;
   }
 
   /** Thumbprint of the extension's key, as this connection's welcome carried it. */

@@ -35,6 +35,19 @@ export { formatPairingCode, keyFingerprint } from '../protocol/fingerprint';
 // Section 6: the three ways to send an approval back through the interface that returned the operation.
 export { formatApprovalHeader } from '../protocol/approval-header';
 export { approvalMessage, approvalMeta, APPROVAL_META_KEY, type Approval } from '../protocol/approval';
+// Passkey-verified approvals: what the person's passkey signed, and the proof a Company may check.
+export { passkeyChallenge, verifyPasskeyAssertion, type PasskeyAssertion, type PasskeyCredential } from '../protocol/passkey';
+export {
+  PASSKEY_PROOF_MEMBER,
+  PASSKEY_PROOF_META_KEY,
+  formatPasskeyProofMember,
+  passkeyProofFromHeader,
+  passkeyProofFromMeta,
+  passkeyProofOf,
+  verifyPasskeyProof,
+  type PasskeyProof,
+} from '../protocol/passkey-proof';
+export { PASSKEY_FILE } from './passkey-pin';
 // Section 4: reading the operation out of what the Company returned.
 export { operationFromApiResponse, operationFromEvent, operationFromToolResult } from '../protocol/asking-for-approval';
 

@@ -87,9 +87,11 @@ function confirmation(state: CompanionState, setup: PairingSetup, revealId: stri
           return;
         }
         // Pinned only now: a key the person did not confirm is never trusted.
-        savePinnedKey(setup.configDir, offer.extension_key, setup.ctx).then((pin) => {
+        savePinnedKey(setup.configDir, offer.extension_key, setup.ctx).then(async (pin) => {
           state.pin = pin;
           state.welcomePaired = true;
+          // The passkey the person registered before this pairing, announced with pair_result.
+          if (state.unpinnedPasskey !== undefined) await state.acceptPasskey(state.unpinnedPasskey);
           resolve();
         }, reject);
       },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod';
 import { describeZodError } from '../protocol/describe-zod-error';
+import { passkeyProofFromHeader, type PasskeyProof } from '../protocol/passkey-proof';
 import {
   Token,
   dictionaryMemberNames,
@@ -121,6 +122,18 @@ function asAuthorizationError(answer: Answer): Answer {
   return { ...answer, status: 401, headers: { ...answer.headers, 'WWW-Authenticate': 'Bearer error="approval_required"' } };
 }
 
+/** The passkey proof member of Poppy-Approval, if any (passkey-proof.ts); an unreadable one is the reason to refuse. */
+function passkeyProofIn(req: IncomingMessage): PasskeyProof | Error | undefined {
+  const raw = req.headers['poppy-approval'];
+  if (raw === undefined) return undefined;
+  try {
+    return passkeyProofFromHeader(Array.isArray(raw) ? raw.join(', ') : raw);
+  } catch (cause) {
+    if (!isCountersignError(cause)) throw cause;
+    return cause;
+  }
+}
+
 const ROUTES = [
   ['POST', EXCHANGES, 'exchange'],
   ['POST', CANCEL, 'cancel'],
@@ -150,9 +163,12 @@ async function act(context: CompanyContext, req: IncomingMessage, res: ServerRes
     approval = parsed.approval;
   }
   const check: CheckContext = { binding, caller, declared: declared.declared, approval };
+  // Checked before deciding: a decision to perform is carried out in the same turn (operations.ts).
+  const passkey = context.passkeys?.requires(caller) === true ? await context.passkeys.check(caller, approval, passkeyProofIn(req), plan, context.now()) : undefined;
   const decision = context.operations.decide(check, plan);
   if (decision.kind === 'operation' && context.faults.breaks.has('approval-required-401')) return sendRefusal(context, res, asAuthorizationError(apiAnswer(decision)));
   if (decision.kind !== 'perform') return sendRefusal(context, res, apiAnswer(decision));
+  if (passkey !== undefined) return sendRefusal(context, res, { status: passkey.status, body: { error: passkey.error, error_description: passkey.description } });
   // Section 6: "If every check passes, the Company performs the action and responds as it would
   // have without operations."
   const performed = await context.operations.perform(decision);

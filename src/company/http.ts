@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ActionDeps } from './actions';
+import type { CompanyPasskeys } from './passkeys';
 import type { Connection, Decision } from './operations';
 import type { Refusal } from './session';
 
 /** What every part of the reference Company shares. */
 export interface CompanyContext extends ActionDeps {
   tokens: ReadonlyMap<string, string>;
+  /** Accounts whose approvals need a passkey proof (passkeys.ts); undefined: none do. */
+  passkeys?: CompanyPasskeys | undefined;
   /** `http://127.0.0.1:PORT`, known once the server listens. */
   baseUrl: () => string;
   log: (line: string) => void;

@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { approvalFromMeta, isCountersignError, isPlainObject, type Approval } from '../protocol/index';
+import { passkeyProofFromMeta, type PasskeyProof } from '../protocol/passkey-proof';
 import { cancelPlan, exchangePlan, orderAccess, subscriptionAccess, type Access } from './actions';
 import { apiAnswer, delay, dropConnection, readBody, sendJson, sendRefusal, type CompanyContext } from './http';
 import type { ActionPlan, CheckContext, Decision } from './operations';
@@ -89,6 +90,16 @@ function toolAnswer(call: CallContext, decision: Exclude<Decision, { kind: 'perf
   }
 }
 
+/** The passkey proof in `_meta` (passkey-proof.ts); an unreadable one is the reason to refuse. */
+function passkeyProofInMeta(meta: unknown): PasskeyProof | Error | undefined {
+  try {
+    return passkeyProofFromMeta(meta);
+  } catch (cause) {
+    if (!isCountersignError(cause)) throw cause;
+    return cause;
+  }
+}
+
 async function runTool(call: CallContext, planned: Planned, meta: unknown): Promise<CallToolResult> {
   if (!planned.ok) return toolError(`${planned.access.error.description}. Nothing was done.`);
   let approval: Approval | undefined;
@@ -102,6 +113,9 @@ async function runTool(call: CallContext, planned: Planned, meta: unknown): Prom
   }
   const check: CheckContext = { binding: planned.binding, caller: call.caller, declared: call.declared, approval };
   for (;;) {
+    // Checked before deciding: a decision to perform is carried out in the same turn (operations.ts).
+    const passkeys = call.context.passkeys;
+    const passkey = passkeys?.requires(call.caller) === true ? await passkeys.check(call.caller, approval, passkeyProofInMeta(meta), planned.plan, call.context.now()) : undefined;
     const decision = call.context.operations.decide(check, planned.plan);
     if (decision.kind === 'busy') {
       // Work that hasn't finished: wait for it, then answer as check 2 says.
@@ -112,6 +126,7 @@ async function runTool(call: CallContext, planned: Planned, meta: unknown): Prom
       await delay(call.context);
       return toolAnswer(call, decision);
     }
+    if (passkey !== undefined) return toolError(passkey.description);
     const performed = await call.context.operations.perform(decision);
     dropConnection(call.res, performed.connection);
     await delay(call.context);

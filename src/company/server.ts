@@ -9,6 +9,8 @@ import { createFaults, type CompanyFaults } from './faults';
 import { sendJson, type CompanyContext } from './http';
 import { handleMcp } from './mcp';
 import { Operations } from './operations';
+import { CompanyPasskeys } from './passkeys';
+import type { PasskeyCredential } from '../protocol/passkey';
 import { DEFAULT_TOKENS } from './session';
 import { handleTesting, type TestingClock } from './testing-routes';
 
@@ -42,6 +44,11 @@ export interface CompanyOptions {
   revisionWindowMs?: number;
   /** Bearer token → account; default `tok_alex` → `acct_alex`, `tok_sam` → `acct_sam`. */
   tokens?: Record<string, string>;
+  /**
+   * Account → the passkey registered for it out of band: approvals by those accounts perform only
+   * with a passkey proof (passkeys.ts; docs/reference-company.md, "Passkey proofs"). Default none.
+   */
+  passkeys?: Record<string, PasskeyCredential>;
   /** Where to report unexpected errors; default stderr. */
   log?: (line: string) => void;
 }
@@ -113,6 +120,7 @@ export async function createCompany(options: CompanyOptions = {}): Promise<Compa
     tokens: new Map(Object.entries(options.tokens ?? DEFAULT_TOKENS)),
     baseUrl: () => url,
     log,
+    passkeys: options.passkeys === undefined ? undefined : new CompanyPasskeys(options.passkeys),
   };
   const conversations = new Conversations(context);
 

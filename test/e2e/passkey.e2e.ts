@@ -96,6 +96,21 @@ test('register: the options page creates a passkey (user verification required) 
   await options.screenshot({ path: 'test-results/passkey-options-registered.png' });
 });
 
+test('an agent paired after the passkey was registered learns it at once, and one that reconnects keeps it', async () => {
+  const late = await stack.pairedAgent('Late agent');
+  try {
+    await expect.poll(() => late.passkey?.credential_id).toBe(announced[0]?.credential_id);
+  } finally {
+    await late.close();
+  }
+  const again = await stack.agent('Late agent');
+  try {
+    expect(again.passkey?.credential_id).toBe(announced[0]?.credential_id);
+  } finally {
+    await again.close();
+  }
+});
+
 test('approve with the passkey: the SDK verifies the assertion over exactly this decision', async () => {
   const { operation, pending } = ask('required');
   const { page } = await windowWithPasskey();
