@@ -11,8 +11,9 @@
  * Both kinds run in the same browser, against the same agent and the same approval window, taking
  * turns, so that a slow moment of this machine lands on both. Nothing is asserted.
  */
-import type { CDPSession, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from '../test/e2e/support/stack';
+import { authenticatorOn } from '../test/e2e/support/webauthn';
 import type { Companion } from '../src/agent/index.ts';
 import type { BenchResult } from './run';
 
@@ -26,21 +27,6 @@ const quantile = (xs: number[], q: number) => {
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let opCounter = 0;
-
-interface Authenticator {
-  cdp: CDPSession;
-  id: string;
-}
-
-/** A virtual authenticator on one page (it covers only that page), verifying the user at once. */
-async function authenticatorOn(page: Page): Promise<Authenticator> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  });
-  return { cdp, id: authenticatorId };
-}
 
 /** `promise`, or an error naming what never happened: a missed click must not hang the whole run. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

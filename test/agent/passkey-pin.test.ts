@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PasskeyPin, PASSKEY_FILE } from '../../src/agent/passkey-pin';
-import { base64urlEncode } from '../../src/protocol/base64url';
 import { canonicalJson } from '../../src/protocol/canonical-json';
 import { generateSigningKeyPair } from '../../src/protocol/decision';
 import { CountersignError } from '../../src/protocol/errors';
-import { passkeyChallenge, type PasskeyAssertion, type PasskeyCredential } from '../../src/protocol/passkey';
+import { passkeyChallenge, type PasskeyCredential } from '../../src/protocol/passkey';
+import { softwarePasskey } from '../protocol/software-passkey';
 import { signPasskeyAnnouncement, verifyPasskeyAnnouncement } from '../../src/protocol/passkey-announcement';
 
 /**
@@ -17,9 +17,7 @@ import { signPasskeyAnnouncement, verifyPasskeyAnnouncement } from '../../src/pr
  * written here stands in for the person's device.
  */
 
-const ORIGIN = 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil';
 const AGENT = 'A'.repeat(43);
-const encoder = new TextEncoder();
 const dirs: string[] = [];
 const ctx = { platform: process.platform, uid: process.getuid?.() };
 
@@ -33,26 +31,7 @@ function tempDir(): string {
   return dir;
 }
 
-async function device() {
-  const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']));
-  const spki = new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey));
-  const id = crypto.getRandomValues(new Uint8Array(16));
-  let counter = 0;
-  const credential: PasskeyCredential = { credential_id: base64urlEncode(id), public_key: base64urlEncode(spki), alg: -8, rp_id: ORIGIN, registered_at: '2026-12-01T10:00:00Z' };
-  return {
-    credential,
-    /** An assertion over `challenge`, as `navigator.credentials.get()` returns it; `flags` UP|UV by default. */
-    async assert(challenge: Uint8Array, options: { flags?: number; count?: number } = {}): Promise<PasskeyAssertion> {
-      counter = options.count ?? counter + 1;
-      const rpIdHash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(ORIGIN)));
-      const data = new Uint8Array([...rpIdHash, options.flags ?? 0x05, (counter >>> 24) & 255, (counter >>> 16) & 255, (counter >>> 8) & 255, counter & 255]);
-      const clientData = encoder.encode(JSON.stringify({ type: 'webauthn.get', challenge: base64urlEncode(challenge), origin: ORIGIN, crossOrigin: false }));
-      const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', clientData));
-      const signature = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, pair.privateKey, new Uint8Array([...data, ...hash])));
-      return { credential_id: credential.credential_id, authenticator_data: base64urlEncode(data), client_data_json: base64urlEncode(clientData), signature: base64urlEncode(signature) };
-    },
-  };
-}
+const device = softwarePasskey;
 
 async function extension() {
   const pair = await generateSigningKeyPair({ extractable: false });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { base64urlEncode } from '../../src/protocol/base64url';
 import { decisionClaims } from '../../src/protocol/decision';
 import { formatApprovalHeader, type Operation } from '../../src/protocol/index';
-import { passkeyChallenge, type PasskeyCredential } from '../../src/protocol/passkey';
+import { passkeyChallenge } from '../../src/protocol/passkey';
+import { softwarePasskey } from '../protocol/software-passkey';
 import { formatPasskeyProofMember, PASSKEY_PROOF_META_KEY, type PasskeyProof } from '../../src/protocol/passkey-proof';
 import { ALEX, ALEX_PHONE, Clock, EXCHANGE_L, EXCHANGE_M, EXCHANGE_PATH, GUEST, GUEST_EXCHANGE, GUEST_PATH, approvalOf, callTool, mcpClient, operationFor, post, startCompany } from './helpers';
 
@@ -13,32 +13,16 @@ import { ALEX, ALEX_PHONE, Clock, EXCHANGE_L, EXCHANGE_M, EXCHANGE_PATH, GUEST, 
  * are unaffected. Over real HTTP and MCP, with a software passkey.
  */
 
-const ORIGIN = 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil';
 const AGENT = `agentA${'_'.repeat(36)}A`;
-const encoder = new TextEncoder();
 
 async function passkey() {
-  const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']));
-  const credential: PasskeyCredential = {
-    credential_id: base64urlEncode(crypto.getRandomValues(new Uint8Array(16))),
-    public_key: base64urlEncode(new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey))),
-    alg: -8,
-    rp_id: ORIGIN,
-    registered_at: '2026-12-01T10:00:00Z',
-  };
-  let count = 0;
+  const device = await softwarePasskey();
   /** What the extension and the person produce for an approval of `operation`. */
   const prove = async (operation: Operation, flags = 0x05): Promise<PasskeyProof> => {
     const claims = await decisionClaims({ operation, company: { name: 'Stormline Outfitters', origin: 'http://127.0.0.1' }, agent: AGENT, nonce: 'n'.repeat(43) }, 'approved');
-    count += 1;
-    const rpIdHash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(ORIGIN)));
-    const data = new Uint8Array([...rpIdHash, flags, 0, 0, 0, count]);
-    const clientData = encoder.encode(JSON.stringify({ type: 'webauthn.get', challenge: base64urlEncode(await passkeyChallenge(claims)), origin: ORIGIN }));
-    const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', clientData));
-    const signature = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, pair.privateKey, new Uint8Array([...data, ...hash])));
-    return { claims: claims as unknown as PasskeyProof['claims'], assertion: { credential_id: credential.credential_id, authenticator_data: base64urlEncode(data), client_data_json: base64urlEncode(clientData), signature: base64urlEncode(signature) } };
+    return { claims: claims as unknown as PasskeyProof['claims'], assertion: await device.assert(await passkeyChallenge(claims), { flags }) };
   };
-  return { credential, prove };
+  return { credential: device.credential, prove };
 }
 
 const withProof = (operation: Operation, proof: PasskeyProof) => `${formatApprovalHeader(approvalOf(operation))}, ${formatPasskeyProofMember(proof)}`;

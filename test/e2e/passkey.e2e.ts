@@ -1,5 +1,6 @@
-import { test, expect, type CDPSession, type Page } from '@playwright/test';
+import { test, expect, type Page } from '@playwright/test';
 import { Stack, jacketOperation, pageMessage, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import { authenticatorOn, carryCredentials, type Authenticator } from './support/webauthn';
 import type { Companion } from '../../src/agent/index.ts';
 import type { PasskeyCredential } from '../../src/protocol/passkey';
 
@@ -17,30 +18,6 @@ let counter = 0;
 let options: Page;
 let optionsAuthenticator: Authenticator;
 const announced: Array<PasskeyCredential | null> = [];
-
-interface Authenticator {
-  cdp: CDPSession;
-  id: string;
-}
-
-/** A virtual authenticator on one page: it covers only the page its CDP session is on. */
-async function authenticatorOn(page: Page): Promise<Authenticator> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable', { enableUI: false });
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  });
-  return { cdp, id: authenticatorId };
-}
-
-/** The passkey registered in the options page, copied into another page's authenticator (the same device, as far as WebAuthn can tell). */
-async function carryCredentials(from: Authenticator, to: Authenticator): Promise<void> {
-  const { credentials } = await from.cdp.send('WebAuthn.getCredentials', { authenticatorId: from.id });
-  const { credentials: held } = await to.cdp.send('WebAuthn.getCredentials', { authenticatorId: to.id });
-  for (const credential of credentials) {
-    if (!held.some((h) => h.credentialId === credential.credentialId)) await to.cdp.send('WebAuthn.addCredential', { authenticatorId: to.id, credential });
-  }
-}
 
 function ask(userVerification?: 'required') {
   const operation = jacketOperation('rev1', 10 * 60_000, { operation_id: `exc_pk${++counter}` });

@@ -9,8 +9,9 @@ import { passkeyChallenge as challengeMessage } from '../../../src/extension/pag
 import { passkeySet } from '../../../src/extension/page-messages/passkey-set';
 import { Store, type PairedAgent } from '../../../src/extension/store';
 import { base64urlDecode, base64urlEncode } from '../../../src/protocol/base64url';
+import { EXTENSION_ORIGIN, softwarePasskey } from '../../protocol/software-passkey';
 import { verifyDecision } from '../../../src/protocol/decision';
-import { passkeyChallenge, verifyPasskeyAssertion, type PasskeyAssertion, type PasskeyCredential } from '../../../src/protocol/passkey';
+import { passkeyChallenge, verifyPasskeyAssertion, type PasskeyAssertion } from '../../../src/protocol/passkey';
 
 /**
  * The background's half of passkey-verified approvals (docs/bridge-protocol.md, section 10.2),
@@ -19,32 +20,9 @@ import { passkeyChallenge, verifyPasskeyAssertion, type PasskeyAssertion, type P
  * assertion is checked by the background before anything is signed, and travels with the decision.
  */
 
-const ORIGIN = 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil';
+const ORIGIN = EXTENSION_ORIGIN;
 const AGENT = `agentA${'_'.repeat(36)}A`;
-const encoder = new TextEncoder();
 let n = 0;
-
-async function softwarePasskey() {
-  const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']));
-  const credential: PasskeyCredential = {
-    credential_id: base64urlEncode(crypto.getRandomValues(new Uint8Array(16))),
-    public_key: base64urlEncode(new Uint8Array(await crypto.subtle.exportKey('spki', pair.publicKey))),
-    alg: -8,
-    rp_id: ORIGIN,
-    registered_at: '2026-12-01T10:00:00Z',
-  };
-  let count = 0;
-  const assert = async (challenge: Uint8Array, flags = 0x05): Promise<PasskeyAssertion> => {
-    count += 1;
-    const rpIdHash = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(ORIGIN)));
-    const data = new Uint8Array([...rpIdHash, flags, 0, 0, 0, count]);
-    const clientData = encoder.encode(JSON.stringify({ type: 'webauthn.get', challenge: base64urlEncode(challenge), origin: ORIGIN }));
-    const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', clientData));
-    const signature = new Uint8Array(await crypto.subtle.sign({ name: 'Ed25519' }, pair.privateKey, new Uint8Array([...data, ...hash])));
-    return { credential_id: credential.credential_id, authenticator_data: base64urlEncode(data), client_data_json: base64urlEncode(clientData), signature: base64urlEncode(signature) };
-  };
-  return { credential, assert };
-}
 
 async function background() {
   const store = await Store.open(`passkey-${++n}`);
@@ -110,7 +88,7 @@ describe('passkey-verified approvals in the background (docs/bridge-protocol.md,
     const { challenge, now } = (await challengeMessage.handler({ type: 'countersign/passkey-challenge', key: record!.key }, bg.services)) as { challenge: string; now: number };
     const cases: Array<[string, { now: number; assertion: PasskeyAssertion }]> = [
       ['other claims', { now, assertion: await person.assert(new Uint8Array(32).fill(9)) }],
-      ['no UV', { now, assertion: await person.assert(base64urlDecode(challenge), 0x01) }],
+      ['no UV', { now, assertion: await person.assert(base64urlDecode(challenge), { flags: 0x01 }) }],
       ['another passkey', { now, assertion: await stranger.assert(base64urlDecode(challenge)) }],
       ['another instant (other claims)', { now: now - 1000, assertion: await person.assert(base64urlDecode(challenge)) }],
     ];

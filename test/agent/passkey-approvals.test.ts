@@ -1,0 +1,93 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Companion, isCountersignError, type ApprovalResult } from 'countersign/agent';
+import { recordClaims } from '../../src/extension/keys';
+import { passkeyChallenge, type PasskeyAssertion } from '../../src/protocol/passkey';
+import { softwarePasskey, type SoftwarePasskey } from '../protocol/software-passkey';
+import { FakeExtension, rejection, waitFor } from './harness';
+
+/**
+ * Passkey-verified approvals in the agent SDK (docs/agent-sdk.md, "Passkey-verified approvals"),
+ * against the real bridge process and the real extension services: the passkey reaches the agent
+ * only through the extension's signed announcement, and a request that requires it is `approved`
+ * only with an assertion over exactly the verified claims, whatever the decision message says.
+ */
+
+const COMPANY = { name: 'Stormline', origin: 'https://stormline.example' };
+const REQUEST = { interface: 'api' as const, method: 'POST', url: 'https://api.stormline.example/orders/ord_7Hk2/exchanges' };
+let seq = 0;
+
+describe('passkey-verified approvals in the agent SDK', () => {
+  let ext: FakeExtension;
+  let root: string;
+  let person: SoftwarePasskey;
+  const open: Companion[] = [];
+
+  beforeAll(async () => {
+    ext = await FakeExtension.start();
+    root = await mkdtemp(path.join(os.tmpdir(), 'csa-passkey-'));
+    person = await softwarePasskey();
+  }, 30_000);
+  afterAll(async () => {
+    for (const c of open.splice(0)) await c.close();
+    await ext?.dispose();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  async function pairedAgent(): Promise<Companion> {
+    const companion = await Companion.connect({ agentName: `Passkey agent ${++seq}`, configDir: path.join(root, `agent-${seq}`), socketPath: ext.socketPath });
+    open.push(companion);
+    const pairing = await companion.pair();
+    const shown = await ext.pairingShown();
+    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
+    await pairing.confirmed;
+    return companion;
+  }
+
+  /** The person approves with their passkey, as the window and the background do (docs/bridge-protocol.md, section 10.2). */
+  async function approveWithPasskey(companion: Companion, operationId: string, assertion?: (challenge: Uint8Array) => Promise<PasskeyAssertion>): Promise<ApprovalResult> {
+    const operation = { operation_id: operationId, revision: 'rev1', summary: 'Exchange the jacket for $70.00 more.', expires_at: '2099-10-08T12:20:00-07:00' };
+    const result = companion.requestApproval({ company: COMPANY, operation, request: REQUEST, session: { kind: 'this_session' }, userVerification: 'required' });
+    const key = await ext.prompt(companion.agentKeyThumbprint, operationId, 'rev1');
+    const record = await ext.store.get(key);
+    if (!record) throw new Error('no prompt');
+    const now = Date.now();
+    const challenge = await passkeyChallenge(await recordClaims(record, 'approved', now));
+    await ext.queue.decide(key, 'approve', { now, assertion: await (assertion ?? ((c: Uint8Array) => person.assert(c)))(challenge) });
+    return result;
+  }
+
+  it('the passkey arrives only signed by the extension; a required verification is approved with a verified assertion', async () => {
+    const agent = await pairedAgent();
+    expect(agent.passkey).toBeUndefined();
+    await ext.store.putPasskey(person.credential, Date.now());
+    expect(await ext.sessions.announcePasskey()).toBeGreaterThan(0);
+    await waitFor(() => agent.passkey?.credential_id === person.credential.credential_id, 'the announced passkey');
+    const result = await approveWithPasskey(agent, 'exc_pk1');
+    expect(result).toMatchObject({ status: 'approved', userVerified: true, passkeyAssertion: { credential_id: person.credential.credential_id } });
+  });
+
+  it('refuses (ERR_PASSKEY_INVALID, never approved) a decision whose assertion was stripped, swapped for another decision\'s, or made by another passkey', async () => {
+    const agent = await pairedAgent();
+    await waitFor(() => agent.passkey?.credential_id === person.credential.credential_id, 'the passkey at pairing');
+    const stranger = await softwarePasskey();
+    ext.tamper = (_conn, m) => (m.type === 'decision' && m.passkey_assertion !== undefined ? [{ ...m, passkey_assertion: undefined }] : [m]);
+    expect(isCountersignError(await rejection(approveWithPasskey(agent, 'exc_pk2')), 'ERR_PASSKEY_INVALID')).toBe(true);
+    ext.tamper = undefined;
+    const other = (): Promise<PasskeyAssertion> => person.assert(new Uint8Array(32).fill(3));
+    expect(isCountersignError(await rejection(approveWithPasskey(agent, 'exc_pk3', other)), 'ERR_PASSKEY_INVALID')).toBe(true);
+    expect(isCountersignError(await rejection(approveWithPasskey(agent, 'exc_pk4', (c) => stranger.assert(c))), 'ERR_PASSKEY_INVALID')).toBe(true);
+    // The SDK told the extension each time, which records it.
+    await waitFor(async () => (await ext.store.auditLog()).filter((a) => a.kind === 'agent-error' && a.detail?.startsWith('ERR_PASSKEY_INVALID')).length >= 3, 'the agent errors in the audit log');
+  });
+
+  it('after the person removes the passkey, a request that requires it cannot be approved', async () => {
+    const agent = await pairedAgent();
+    await ext.store.putPasskey(null, Date.now());
+    await ext.sessions.announcePasskey();
+    await waitFor(() => agent.passkey === null, 'the removal');
+    expect(isCountersignError(await rejection(approveWithPasskey(agent, 'exc_pk5')), 'ERR_PASSKEY_INVALID')).toBe(true);
+  });
+});
