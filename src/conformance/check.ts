@@ -1,7 +1,7 @@
 import type { Approval, Operation } from '../protocol/index';
 import type { Answer, Thread, Variant } from './answer';
 import type { Exchange } from './company-http';
-import { NotExercised, type Probe } from './probe';
+import { NotExercised, type ConformanceRun } from './conformance-run';
 import type { InterfaceName } from './scenario';
 
 /**
@@ -52,14 +52,14 @@ export interface Check {
   run(context: CheckContext): Promise<void>;
 }
 
-/** What a check's `run` gets: the probe, its interface, and a way to report a break. */
+/** What a check's `run` gets: the conformance run, its interface, and a way to report a break. */
 export class CheckContext {
-  readonly probe: Probe;
+  readonly run: ConformanceRun;
   readonly iface: InterfaceName;
   readonly evidence: Evidence[] = [];
 
-  constructor(probe: Probe, iface: InterfaceName) {
-    this.probe = probe;
+  constructor(run: ConformanceRun, iface: InterfaceName) {
+    this.run = run;
     this.iface = iface;
   }
 
@@ -90,7 +90,7 @@ export class CheckContext {
 
   /** The variant must exist in the scenario for this interface. */
   requireVariant(variant: Variant): void {
-    const scenario = this.probe.scenario[this.iface] as Record<string, unknown> | undefined;
+    const scenario = this.run.scenario[this.iface] as Record<string, unknown> | undefined;
     if (scenario?.[variant] === undefined) throw new NotExercised(`the scenario has no ${this.iface}.${variant}`);
   }
 }

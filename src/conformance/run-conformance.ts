@@ -3,7 +3,7 @@ import { PACKAGE_VERSION } from '../protocol/package-version';
 import { CheckContext, type Check, type CheckResult, type Finding, type Status } from './check';
 import { CHECKS } from './checks/index';
 import { isLocalOrigin } from './company-http';
-import { NotExercised, Probe } from './probe';
+import { NotExercised, ConformanceRun } from './conformance-run';
 import type { InterfaceName, Scenario } from './scenario';
 import { createSessionSigner } from './session-token';
 
@@ -63,8 +63,8 @@ function aggregate(findings: Finding[]): Status {
   return 'not_exercised';
 }
 
-async function runOne(probe: Probe, check: Check, iface: InterfaceName | undefined): Promise<Finding> {
-  const context = new CheckContext(probe, iface ?? probe.interfaces()[0] ?? 'api');
+async function runOne(conformance: ConformanceRun, check: Check, iface: InterfaceName | undefined): Promise<Finding> {
+  const context = new CheckContext(conformance, iface ?? conformance.interfaces()[0] ?? 'api');
   const where = iface === undefined ? {} : { interface: iface };
   try {
     await check.run(context);
@@ -77,9 +77,9 @@ async function runOne(probe: Probe, check: Check, iface: InterfaceName | undefin
   }
 }
 
-function interfacesOf(check: Check, probe: Probe): Array<InterfaceName | undefined> {
+function interfacesOf(check: Check, conformance: ConformanceRun): Array<InterfaceName | undefined> {
   if (check.scope === 'once') return [undefined];
-  return probe.interfaces().filter((name) => check.only === undefined || check.only.includes(name));
+  return conformance.interfaces().filter((name) => check.only === undefined || check.only.includes(name));
 }
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
@@ -88,7 +88,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
   const unknown = only?.find((id) => !CHECKS.some((c) => c.id === id));
   if (unknown !== undefined) throw new CountersignError('ERR_ARGUMENT_INVALID', `only: expected check IDs (docs/conformance.md), got ${unknown}`);
   const signer = await createSessionSigner({ audience: origin.origin, clientId: options.scenario.session?.clientId, privateKeyJwk: options.scenario.session?.privateKeyJwk, claims: options.scenario.session?.claims });
-  const probe = new Probe({ scenario: options.scenario, origin, signer });
+  const conformance = new ConformanceRun({ scenario: options.scenario, origin, signer });
   const selected = CHECKS.filter((c) => only === undefined || only.includes(c.id));
   const ordered = [...selected.filter((c) => c.late !== true), ...selected.filter((c) => c.late === true)];
   const started = Date.now();
@@ -97,8 +97,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     options.onProgress?.({ index, total: ordered.length, check });
     const t0 = Date.now();
     const findings: Finding[] = [];
-    const targets = interfacesOf(check, probe);
-    for (const iface of targets) findings.push(await runOne(probe, check, iface));
+    const targets = interfacesOf(check, conformance);
+    for (const iface of targets) findings.push(await runOne(conformance, check, iface));
     if (targets.length === 0) findings.push({ status: 'not_exercised', reason: `the scenario has none of ${check.only?.join(', ') ?? 'its interfaces'}`, evidence: [] });
     const result: CheckResult = { id: check.id, section: check.section, level: check.level, sentence: check.sentence, status: aggregate(findings), findings, ms: Date.now() - t0 };
     checks.push(result);

@@ -1,7 +1,7 @@
 import type { Operation } from '../../protocol/index';
 import type { Answer, Thread } from '../answer';
 import type { CheckContext } from '../check';
-import { NotExercised, type Action } from '../probe';
+import { NotExercised, type Action } from '../conformance-run';
 
 /**
  * Whether a request performed the action, as seen from outside: from the scenario's outcome
@@ -67,7 +67,7 @@ export async function mustNotPerform(context: CheckContext, watch: PerformWatch,
  * action started before its approval (section 3) is counted once, not hidden.
  */
 export async function countedOperation(context: CheckContext): Promise<{ action: Action; watch: PerformWatch; thread: Thread; operation: Operation; first: Answer }> {
-  const action = await context.probe.action();
+  const action = await context.run.action();
   const watch = await PerformWatch.start(action);
   const thread = action.thread(context.iface);
   const { operation, answer } = await context.operation(thread);

@@ -19,7 +19,7 @@ export const section2: Check[] = [
     sentence: 'A Company that supports this extension lists it in extensions in its poppy.json',
     scope: 'once',
     async run(context) {
-      const exchange = await context.probe.poppyJson();
+      const exchange = await context.run.poppyJson();
       const body = exchange.response?.body;
       if (exchange.response?.status !== 200 || !isObject(body)) return context.breaks(`GET /.well-known/poppy.json: expected 200 with a JSON object, got ${exchange.response?.status ?? exchange.error}`, exchange);
       if (!supportsOperationsV2(body)) context.breaks('extensions.operations: expected an array with { "version": "2" }, got none', exchange);
@@ -32,7 +32,7 @@ export const section2: Check[] = [
     sentence: 'Support means that the Company can return operations and accept approvals through the interfaces where it offers actions that need approval',
     scope: 'each',
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const answer = await action.thread(context.iface).ask('operation');
       if (answer.rawOperation === undefined) context.breaks(`the scenario's operation request, declaring operations v2: expected an operation, got ${describeAnswer(answer)}`, answer);
     },
@@ -44,7 +44,7 @@ export const section2: Check[] = [
     sentence: "A Company MUST NOT return operations in response to a request that doesn't declare it.",
     scope: 'each',
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       for (const declare of UNDECLARED) {
         const answer = await action.thread(context.iface).ask('operation', { declare });
         if (answer.rawOperation !== undefined) context.breaks(`${declaredAs(declare)}: expected no operation, got one`, answer);
@@ -59,7 +59,7 @@ export const section2: Check[] = [
     scope: 'each',
     only: ['mcp'],
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const answer = await action.thread('mcp').ask('operation', { declare: false });
       if (answer.rawOperation !== undefined) context.notExercised('the tool returned an operation without the declaration (see 2-not-undeclared)');
       if (answer.result === undefined) context.breaks(`no Poppy-Extensions: expected a tool result with isError, got ${answer.rpcError === undefined ? describeAnswer(answer) : 'a JSON-RPC error'}`, answer);
@@ -74,7 +74,7 @@ export const section2: Check[] = [
     scope: 'each',
     only: ['api'],
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const answer = await action.thread('api').ask('operation', { declare: false });
       if (answer.rawOperation !== undefined) context.notExercised('the API returned an operation without the declaration (see 2-not-undeclared)');
       const body = answer.body;

@@ -1,7 +1,7 @@
 import { canonicalJson, type Operation } from '../../protocol/index';
 import type { Answer } from '../answer';
 import { approvalOf, describeAnswer, type Check, type CheckContext } from '../check';
-import type { SeenOperation } from '../probe';
+import type { SeenOperation } from '../conformance-run';
 
 /** Section 3, "The operation". */
 
@@ -26,7 +26,7 @@ function sharedRevisions(seen: SeenOperation[], differ: (a: Operation, b: Operat
 
 async function operationAndNewTerms(context: CheckContext): Promise<{ first: Operation; second: Operation; answers: Answer[] }> {
   context.requireVariant('newTerms');
-  const action = await context.probe.action();
+  const action = await context.run.action();
   const thread = action.thread(context.iface);
   const first = await context.operation(thread);
   const second = await context.operation(thread, 'newTerms');
@@ -52,12 +52,12 @@ export const section3: Check[] = [
     sentence: 'the Company MUST NOT use it for another action',
     scope: 'each',
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const thread = action.thread(context.iface);
       const first = await context.operation(thread);
-      const other = (context.probe.scenario[context.iface] as { otherAction?: unknown }).otherAction !== undefined
+      const other = (context.run.scenario[context.iface] as { otherAction?: unknown }).otherAction !== undefined
         ? await context.operation(thread, 'otherAction')
-        : await context.operation((await context.probe.action()).thread(context.iface));
+        : await context.operation((await context.run.action()).thread(context.iface));
       if (first.operation.operation_id === other.operation.operation_id) context.breaks(`another action: expected another operation_id, got ${first.operation.operation_id} for both`, first.answer, other.answer);
     },
   },
@@ -70,7 +70,7 @@ export const section3: Check[] = [
     async run(context) {
       const { first, second, answers } = await operationAndNewTerms(context);
       if (first.revision === second.revision && !sameTerms(first, second)) context.breaks(`newTerms: other summary and terms, same revision ${first.revision}`, ...answers);
-      for (const [a, b] of sharedRevisions(context.probe.seen.filter((s) => s.where.startsWith(context.iface)), (x, y) => !sameTerms(x, y))) {
+      for (const [a, b] of sharedRevisions(context.run.seen.filter((s) => s.where.startsWith(context.iface)), (x, y) => !sameTerms(x, y))) {
         context.breaks(`${a.where} and ${b.where}: other summary or terms, same revision ${a.operation.revision}`, a.exchange, b.exchange);
       }
     },
@@ -83,10 +83,10 @@ export const section3: Check[] = [
     scope: 'each',
     late: true,
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const thread = action.thread(context.iface);
       const first = await context.operation(thread);
-      await context.probe.advanceClock(2 * 60_000);
+      await context.run.advanceClock(2 * 60_000);
       const later = await context.operation(thread);
       if (first.operation.expires_at !== later.operation.expires_at && first.operation.revision === later.operation.revision && sameTerms(first.operation, later.operation)) {
         context.breaks(`two minutes later: expires_at ${first.operation.expires_at} became ${later.operation.expires_at}, the revision stayed ${first.operation.revision}`, first.answer, later.answer);
@@ -100,7 +100,7 @@ export const section3: Check[] = [
     sentence: 'MUST NOT start the action before it receives an approval for it',
     scope: 'each',
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const before = await action.count();
       const thread = action.thread(context.iface);
       const first = await context.operation(thread);
@@ -116,7 +116,7 @@ export const section3: Check[] = [
     sentence: 'expires_at SHOULD leave the User long enough to read the terms and decide',
     scope: 'each',
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const received = Date.now();
       const { operation, answer } = await context.operation(action.thread(context.iface));
       const seconds = Math.round((Date.parse(operation.expires_at) - received) / 1000);
@@ -130,9 +130,9 @@ export const section3: Check[] = [
     sentence: 'An operation returned in a signed-out Session can be approved only in that Session.',
     scope: 'each',
     async run(context) {
-      const action = await context.probe.action('signed-out');
+      const action = await context.run.action('signed-out');
       const { operation, answer } = await context.operation(action.thread(context.iface));
-      const other = action.thread(context.iface, context.probe.caller('signed-out'));
+      const other = action.thread(context.iface, context.run.caller('signed-out'));
       const plain = await other.ask('operation');
       const before = await action.count().catch(() => undefined);
       const withApproval = await other.ask('operation', { approval: approvalOf(operation) });
@@ -157,9 +157,9 @@ export const section3: Check[] = [
     scope: 'each',
     only: ['api', 'mcp'],
     async run(context) {
-      const action = await context.probe.action('signed-in');
+      const action = await context.run.action('signed-in');
       const { operation, answer } = await context.operation(action.thread(context.iface));
-      const other = await action.thread(context.iface, context.probe.caller('signed-in')).ask('operation', { approval: approvalOf(operation) });
+      const other = await action.thread(context.iface, context.run.caller('signed-in')).ask('operation', { approval: approvalOf(operation) });
       if (other.kind !== 'done') context.breaks(`another Session signed in to the same account sent the approval: expected the action done, got ${describeAnswer(other)}`, answer, other);
     },
   },
@@ -171,8 +171,8 @@ export const section3: Check[] = [
     scope: 'each',
     only: ['api', 'mcp'],
     async run(context) {
-      if (!context.probe.scenario.signedOut) context.notExercised('the scenario says its requests need a signed-in Session');
-      const action = await context.probe.action('signed-in');
+      if (!context.run.scenario.signedOut) context.notExercised('the scenario says its requests need a signed-in Session');
+      const action = await context.run.action('signed-in');
       const { operation, answer } = await context.operation(action.thread(context.iface));
       const out = await action.thread(context.iface, action.owner.signedOut(`${action.owner.label}, signed out`)).ask('operation', { approval: approvalOf(operation) });
       // The challenge of core 7 (docs/core-assumptions.md): HTTP 401, as for any request that needs the account.

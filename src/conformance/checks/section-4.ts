@@ -1,6 +1,6 @@
 import { isObject } from '../answer';
 import type { Check } from '../check';
-import type { SessionKind } from '../probe';
+import type { SessionKind } from '../conformance-run';
 
 /** Section 4, "Asking for approval": the envelope of an operation on each interface. */
 
@@ -17,10 +17,10 @@ export const section4: Check[] = [
     scope: 'each',
     only: ['api'],
     async run(context) {
-      const { scenario } = context.probe;
+      const { scenario } = context.run;
       // "It isn't an authorization error, so it doesn't go in WWW-Authenticate, and it works the same signed in or out."
       for (const kind of sessionKinds(scenario.signedOut, scenario.account !== undefined)) {
-        const action = await context.probe.action(kind);
+        const action = await context.run.action(kind);
         const { answer } = await context.operation(action.thread('api'));
         const response = answer.exchanges.at(-1)?.response;
         if (response?.status !== 403) context.breaks(`${kind}: expected HTTP 403, got ${response?.status}`, answer);
@@ -37,7 +37,7 @@ export const section4: Check[] = [
     scope: 'each',
     only: ['mcp'],
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const { answer } = await context.operation(action.thread('mcp'));
       if (answer.result?.isError !== true) context.breaks(`expected isError: true, got ${JSON.stringify(answer.result?.isError)}`, answer);
       const content = answer.result?.content;
@@ -53,7 +53,7 @@ export const section4: Check[] = [
     scope: 'each',
     only: ['conversation'],
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       // context.operation reads it from a Company message's extensions.operations.operation only.
       await context.operation(action.thread('conversation'));
     },
@@ -67,7 +67,7 @@ export const section4: Check[] = [
     only: ['conversation'],
     async run(context) {
       context.requireVariant('newTerms');
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const thread = action.thread('conversation');
       await context.operation(thread);
       const later = await thread.ask('newTerms');

@@ -34,8 +34,8 @@ export function forgedRevision(revision: string): string {
   return `${revision.slice(0, -1)}${last === 'A' ? 'B' : 'A'}`;
 }
 
-async function fresh(context: CheckContext, iface: InterfaceName = context.iface): Promise<{ thread: Thread; operation: Operation; answer: Answer; watch: PerformWatch; action: Awaited<ReturnType<CheckContext['probe']['action']>> }> {
-  const action = await context.probe.action();
+async function fresh(context: CheckContext, iface: InterfaceName = context.iface): Promise<{ thread: Thread; operation: Operation; answer: Answer; watch: PerformWatch; action: Awaited<ReturnType<CheckContext['run']['action']>> }> {
+  const action = await context.run.action();
   const thread = action.thread(iface);
   const { operation, answer } = await context.operation(thread);
   return { thread, operation, answer, watch: await PerformWatch.start(action), action };
@@ -52,7 +52,7 @@ interface Check3Probe {
 /** Approvals that fail check 3 (a revision not returned for this operation), and what came back. */
 async function check3Probes(context: CheckContext): Promise<Check3Probe[]> {
   const { thread, operation, answer: first, watch } = await fresh(context);
-  const other = await context.operation((await context.probe.action()).thread(context.iface));
+  const other = await context.operation((await context.run.action()).thread(context.iface));
   const probes: Check3Probe[] = [];
   for (const [what, revision] of [
     ['a revision changed by one character', forgedRevision(operation.revision)],
@@ -193,7 +193,7 @@ export const section6: Check[] = [
     scope: 'each',
     async run(context) {
       const target: InterfaceName | undefined = context.iface === 'conversation' ? 'conversation' : context.iface === 'api' ? 'mcp' : 'api';
-      if (context.iface !== 'conversation' && context.probe.scenario[target] === undefined) context.notExercised(`the scenario has no ${target} interface to send the approval through`);
+      if (context.iface !== 'conversation' && context.run.scenario[target] === undefined) context.notExercised(`the scenario has no ${target} interface to send the approval through`);
       const { operation, answer: first, watch, action } = await fresh(context);
       // A new thread: another tool call or API request, or another conversation of the same Session.
       const answer = await action.thread(target).ask('operation', { approval: approvalOf(operation) });
@@ -209,8 +209,8 @@ export const section6: Check[] = [
     late: true,
     async run(context) {
       const { thread, operation, answer: first, watch } = await fresh(context);
-      const now = await context.probe.advanceClock(0);
-      await context.probe.advanceClock(Date.parse(operation.expires_at) - now + 1_500);
+      const now = await context.run.advanceClock(0);
+      await context.run.advanceClock(Date.parse(operation.expires_at) - now + 1_500);
       const answer = await thread.ask('operation', { approval: approvalOf(operation) });
       await mustNotPerform(context, watch, `the approval after expires_at ${operation.expires_at}`, answer, first);
     },
@@ -238,7 +238,7 @@ export const section6: Check[] = [
     scope: 'each',
     async run(context) {
       const probes = await check3Probes(context);
-      if (context.probe.scenario[context.iface]?.newTerms !== undefined) probes.push(await supersededProbe(context));
+      if (context.run.scenario[context.iface]?.newTerms !== undefined) probes.push(await supersededProbe(context));
       for (const probe of probes) {
         if (probe.answer.operation?.revision === probe.named) context.breaks(`${probe.what}: the answer carries the revision the approval named, ${probe.named}`, probe.answer);
       }

@@ -1,7 +1,7 @@
 import { canonicalJson, type Operation } from '../../protocol/index';
 import { isObject, type Answer, type Thread } from '../answer';
 import { approvalOf, describeAnswer, type Check, type CheckContext } from '../check';
-import type { Action } from '../probe';
+import type { Action } from '../conformance-run';
 import { countedOperation, type PerformWatch } from './performs';
 
 /** Section 7, "Retries and at most once". */
@@ -62,7 +62,7 @@ export const section7: Check[] = [
       const { watch, thread, operation, first } = await countedOperation(context);
       await requireCount(watch, context);
       // In a conversation new terms supersede the first offer, so there they are left out.
-      const hasNewTerms = context.iface !== 'conversation' && context.probe.scenario[context.iface]?.newTerms !== undefined;
+      const hasNewTerms = context.iface !== 'conversation' && context.run.scenario[context.iface]?.newTerms !== undefined;
       const newer = hasNewTerms ? await thread.ask('newTerms') : undefined;
       const answers: Answer[] = [];
       for (let i = 0; i < 4; i++) answers.push(await thread.ask('operation', { approval: approvalOf(operation), expectReply: i === 0 }));
@@ -99,7 +99,7 @@ export const section7: Check[] = [
       // The same approval through the other of API and MCP: check 2 (performed already) comes
       // before check 3 (the request that returned it), so it too gets an answer that says the same.
       const other = context.iface === 'api' ? 'mcp' : 'api';
-      if (context.probe.scenario[other] === undefined) return;
+      if (context.run.scenario[other] === undefined) return;
       const across = await action.thread(other).ask('operation', { approval: approvalOf(operation) });
       const acrossProblem = sameResponse(done, across);
       if (acrossProblem !== undefined) context.breaks(`the same approval through ${other}: ${acrossProblem}`, first, done, across);
@@ -116,8 +116,8 @@ export const section7: Check[] = [
     async run(context) {
       const { thread, operation, done, first, watch } = await performed(context);
       const early = await thread.ask('operation', { approval: approvalOf(operation), expectReply: false });
-      const now = await context.probe.advanceClock(0);
-      await context.probe.advanceClock(Date.parse(operation.expires_at) - now - 5_000);
+      const now = await context.run.advanceClock(0);
+      await context.run.advanceClock(Date.parse(operation.expires_at) - now - 5_000);
       const late = await thread.ask('operation', { approval: approvalOf(operation), expectReply: false });
       // Compared with the answer right after the perform, so that this check is about remembering only.
       const problem = early.kind === 'done' ? sameResponse(early, late) : early.kind === late.kind && early.status === late.status ? undefined : `right after the perform it got ${describeAnswer(early)}, now ${describeAnswer(late)}`;
@@ -135,8 +135,8 @@ export const section7: Check[] = [
     async run(context) {
       const { thread, operation, done, first, watch } = await performed(context);
       await requireCount(watch, context);
-      const now = await context.probe.advanceClock(0);
-      await context.probe.advanceClock(Date.parse(operation.expires_at) - now + 60_000);
+      const now = await context.run.advanceClock(0);
+      await context.run.advanceClock(Date.parse(operation.expires_at) - now + 60_000);
       const late = await thread.ask('operation', { approval: approvalOf(operation), expectReply: false });
       const delta = await watch.delta();
       if ((delta ?? 0) > 0) context.breaks(`the approval a minute after expires_at ${operation.expires_at}: performed again (${delta})`, first, done, late);
@@ -151,10 +151,10 @@ export const section7: Check[] = [
     only: ['api', 'mcp'],
     late: true,
     async run(context) {
-      const action = await context.probe.action();
+      const action = await context.run.action();
       const thread = action.thread(context.iface);
       const { operation, answer: first } = await context.operation(thread);
-      await context.probe.performDelay(PERFORM_DELAY_MS);
+      await context.run.performDelay(PERFORM_DELAY_MS);
       try {
         const performing = thread.ask('operation', { approval: approvalOf(operation) });
         await new Promise((resolve) => setTimeout(resolve, PERFORM_DELAY_MS / 4));
@@ -165,7 +165,7 @@ export const section7: Check[] = [
         if (meanwhile.kind === 'busy' && retryAfter === undefined) context.breaks('while it was performed: HTTP 503 without Retry-After', first, meanwhile);
         else if (meanwhile.kind !== 'busy' && meanwhile.kind !== 'done') context.breaks(`while it was performed: expected HTTP 503 with Retry-After or the result, got ${describeAnswer(meanwhile)}`, first, meanwhile, done);
       } finally {
-        await context.probe.performDelay(0);
+        await context.run.performDelay(0);
       }
     },
   },

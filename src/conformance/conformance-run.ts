@@ -31,25 +31,25 @@ export interface SeenOperation {
 export class Action {
   readonly owner: Caller;
   readonly variables: Variables;
-  readonly #probe: Probe;
+  readonly #run: ConformanceRun;
 
-  constructor(probe: Probe, owner: Caller, variables: Variables) {
-    this.#probe = probe;
+  constructor(run: ConformanceRun, owner: Caller, variables: Variables) {
+    this.#run = run;
     this.owner = owner;
     this.variables = variables;
   }
 
   thread(iface: InterfaceName, caller: Caller = this.owner): Thread {
-    return this.#probe.thread(iface, caller, this.variables);
+    return this.#run.thread(iface, caller, this.variables);
   }
 
   /** How many times the action was performed, per the scenario's outcome; NotExercised without one. */
   async count(): Promise<number> {
-    return this.#probe.count(this.owner, this.variables);
+    return this.#run.count(this.owner, this.variables);
   }
 }
 
-export class Probe {
+export class ConformanceRun {
   readonly scenario: Scenario;
   readonly origin: URL;
   readonly seen: SeenOperation[] = [];
