@@ -40,11 +40,11 @@ function scenario(): Scenario {
   return { ...parsed, conversation: parsed.conversation === undefined ? undefined : { ...parsed.conversation, quietMs: 50 } };
 }
 
-async function runAgainst(breaks: SpecBreak[]): Promise<ConformanceReport> {
+async function runAgainst(breaks: SpecBreak[], given: Scenario = scenario()): Promise<ConformanceReport> {
   const company: Company = await createCompany({ testing: true });
   try {
     for (const name of breaks) company.faults.breaks.add(name);
-    return await runConformance({ company: company.url, scenario: scenario() });
+    return await runConformance({ company: company.url, scenario: given });
   } finally {
     await company.close();
   }
@@ -63,12 +63,16 @@ function notHolding(report: ConformanceReport): string {
 
 describe('countersign conformance against the reference Company', () => {
   const reports = new Map<SpecBreak | 'none', ConformanceReport>();
+  let bare: ConformanceReport;
 
   beforeAll(async () => {
     // One Company per run, all at once: the runs share nothing but the event loop.
     const names = ['none', ...SPEC_BREAKS] as const;
-    const results = await Promise.all(names.map((name) => runAgainst(name === 'none' ? [] : [name])));
+    // And once with a scenario that gives the kit no help: no outcome reader, no account, no hooks.
+    const { outcome: _outcome, account: _account, cooperation: _cooperation, ...withoutHelp } = scenario();
+    const results = await Promise.all([...names.map((name) => runAgainst(name === 'none' ? [] : [name])), runAgainst([], withoutHelp)]);
     names.forEach((name, i) => reports.set(name, results[i] as ConformanceReport));
+    bare = results.at(-1) as ConformanceReport;
   }, 240_000);
 
   afterAll(() => reports.clear());
@@ -78,6 +82,18 @@ describe('countersign conformance against the reference Company', () => {
     expect(notHolding(report)).toBe('');
     expect(report.checks.map((c) => c.id)).toEqual(CHECKS.map((c) => c.id));
     expect(report.summary).toEqual({ holds: CHECKS.length, breaks: 0, not_exercised: 0, error: 0 });
+  });
+
+  it('without the hooks, what needs them is "not exercised" with the reason, never "holds", and nothing breaks', () => {
+    const status = Object.fromEntries(bare.checks.map((c) => [c.id, c.status]));
+    for (const id of ['3-revision-per-expiry', '6-check-3-expired', '7-remembers-until-expiry', '7-after-forgetting', '7-not-failed-while-performing', '3-not-before-approval', '7-at-most-once-retries', '7-at-most-once-concurrent', '3-account-any-session', '3-signed-out-challenge', '6-text-approves-nothing']) {
+      expect(status[id], id).toBe('not_exercised');
+      const reasons = bare.checks.find((c) => c.id === id)?.findings.map((f) => f.reason) ?? [];
+      expect(reasons.every((r) => typeof r === 'string' && /scenario/.test(r)), `${id}: ${reasons.join(' | ')}`).toBe(true);
+    }
+    expect(bare.summary.breaks).toBe(0);
+    expect(bare.summary.error).toBe(0);
+    expect(bare.summary.holds).toBeGreaterThan(15);
   });
 
   it('has a check for every spec-breaking switch of the reference Company, and at least 12 switches', () => {
