@@ -1,4 +1,5 @@
 import { parseOperation, type Approval, type Operation } from '../protocol/index';
+import { isObject } from '../protocol/issues';
 import type { Exchange } from './company-http';
 import type { InterfaceName } from './scenario';
 
@@ -82,10 +83,6 @@ export function readOperation(raw: unknown): Pick<Answer, 'rawOperation' | 'oper
   } catch (cause) {
     return { rawOperation: raw, operationProblem: cause instanceof Error ? cause.message : String(cause) };
   }
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Section 4, "APIs": an error body with `approval_required` and an `operation`. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { OPERATIONS_EXTENSION } from '../protocol/index';
-import { approvalOf, isObject, readOperation, type Answer, type AskOptions, type CompanyMessage, type Thread, type Variant } from './answer';
+import { approvalOf, readOperation, type Answer, type AskOptions, type CompanyMessage, type Thread, type Variant } from './answer';
+import { isObject } from '../protocol/issues';
 import type { Caller } from './caller';
 import { send, type Exchange } from './company-http';
 import { atPointer, expand, type Scenario, type Variables } from './scenario';

@@ -1,6 +1,7 @@
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { APPROVAL_META_KEY } from '../protocol/index';
-import { approvalOf, isObject, readOperation, type Answer, type AskOptions, type Thread, type Variant } from './answer';
+import { approvalOf, readOperation, type Answer, type AskOptions, type Thread, type Variant } from './answer';
+import { isObject } from '../protocol/issues';
 import type { Caller } from './caller';
 import { send, type Exchange } from './company-http';
 import { expand, type ToolCallTemplate, type Variables } from './scenario';

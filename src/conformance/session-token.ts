@@ -1,4 +1,4 @@
-import { base64urlEncode } from '../protocol/base64url';
+import { signCompactJws } from '../protocol/decision';
 import { randomNonce, subtle } from '../protocol/webcrypto';
 
 /**
@@ -25,10 +25,6 @@ export interface SessionSignerOptions {
   claims?: Record<string, unknown> | undefined;
 }
 
-function part(value: unknown): string {
-  return base64urlEncode(encoder.encode(JSON.stringify(value)));
-}
-
 export async function createSessionSigner(options: SessionSignerOptions): Promise<SessionSigner> {
   const s = subtle();
   let key: CryptoKey;
@@ -45,11 +41,8 @@ export async function createSessionSigner(options: SessionSignerOptions): Promis
   return {
     async sign(sid) {
       const iat = Math.floor(Date.now() / 1000);
-      const header = { alg: 'EdDSA', typ: 'poppy-session+jwt', ...(kid === undefined ? {} : { kid }) };
       const claims = { iss: clientId, aud: options.audience, sid, iat, exp: iat + TOKEN_LIFETIME_SECONDS, jti: randomNonce(), ...options.claims };
-      const input = `${part(header)}.${part(claims)}`;
-      const signature = new Uint8Array(await s.sign({ name: 'Ed25519' }, key, encoder.encode(input)));
-      return `${input}.${base64urlEncode(signature)}`;
+      return signCompactJws({ alg: 'EdDSA', typ: 'poppy-session+jwt', ...(kid === undefined ? {} : { kid }) }, encoder.encode(JSON.stringify(claims)), key);
     },
   };
 }

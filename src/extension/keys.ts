@@ -1,4 +1,5 @@
 import { decisionClaims, generateSigningKeyPair, signDecision } from '../protocol/decision';
+import { passkeyChallenge } from '../protocol/passkey';
 import { signToolCallDecision, toolCallDecisionClaims } from '../protocol/tool-call-decision';
 import type { ApprovalRecord, Store, StoredKeyPair } from './store';
 
@@ -29,6 +30,11 @@ export async function extensionKey(store: Store): Promise<StoredKeyPair> {
 export async function recordClaims(record: ApprovalRecord, status: 'approved' | 'declined', now: number): Promise<object> {
   if (record.toolCall) return toolCallDecisionClaims({ call: record.toolCall, agent: record.agent, nonce: record.nonce }, status, now);
   return decisionClaims(record, status, now);
+}
+
+/** The passkey challenge of approving the record at `now`: SHA-256 of the claims signRecord would sign. */
+export async function recordChallenge(record: ApprovalRecord, now: number): Promise<Uint8Array> {
+  return passkeyChallenge(await recordClaims(record, 'approved', now));
 }
 
 /** A decision about the record: a tool-call decision for a tool call, else an operation's (the two never stand in for each other). */

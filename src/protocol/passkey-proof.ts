@@ -5,7 +5,7 @@ import { CountersignError, isCountersignError } from './errors';
 import { isObject } from './issues';
 import { parseWith } from './parse-with';
 import { passkeyAssertionSchema, passkeyChallenge, verifyPasskeyAssertion, type PasskeyAssertion, type PasskeyCredential } from './passkey';
-import { dictionaryMemberNames, parseDictionaryField } from './structured-fields';
+import { dictionaryMemberNames, parseDictionaryField, serializeDictionaryField } from './structured-fields';
 
 /**
  * The passkey proof a Personal Agent may give the Company beside an approval (docs/agent-sdk.md,
@@ -43,9 +43,8 @@ export function passkeyProofOf(result: { decision?: object; passkeyAssertion?: P
 export function formatPasskeyProofMember(proof: PasskeyProof): string {
   const checked = parseWith(passkeyProofSchema, proof, 'ERR_ARGUMENT_INVALID', 'proof');
   const bytes = encoder.encode(JSON.stringify(checked));
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `${PASSKEY_PROOF_MEMBER}=:${btoa(binary)}:`;
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  return serializeDictionaryField(new Map([[PASSKEY_PROOF_MEMBER, [buffer, new Map()]]]), { field: 'Poppy-Approval' });
 }
 
 function invalid(what: string, cause?: unknown): CountersignError {

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Companion, isCountersignError, type ApprovalResult } from 'countersign/agent';
-import { recordClaims } from '../../src/extension/keys';
-import { passkeyChallenge, type PasskeyAssertion } from '../../src/protocol/passkey';
+import { recordChallenge } from '../../src/extension/keys';
+import type { PasskeyAssertion } from '../../src/protocol/passkey';
 import { softwarePasskey, type SoftwarePasskey } from '../protocol/software-passkey';
 import { FakeExtension, rejection, waitFor } from './harness';
 
@@ -54,7 +54,7 @@ describe('passkey-verified approvals in the agent SDK', () => {
     const record = await ext.store.get(key);
     if (!record) throw new Error('no prompt');
     const now = Date.now();
-    const challenge = await passkeyChallenge(await recordClaims(record, 'approved', now));
+    const challenge = await recordChallenge(record, now);
     await ext.queue.decide(key, 'approve', { now, assertion: await (assertion ?? ((c: Uint8Array) => person.assert(c)))(challenge) });
     return result;
   }

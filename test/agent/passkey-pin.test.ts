@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PasskeyPin, PASSKEY_FILE } from '../../src/agent/passkey-pin';
-import { canonicalJson } from '../../src/protocol/canonical-json';
 import { generateSigningKeyPair } from '../../src/protocol/decision';
 import { CountersignError } from '../../src/protocol/errors';
 import { passkeyChallenge, type PasskeyCredential } from '../../src/protocol/passkey';
@@ -108,6 +107,6 @@ describe('PasskeyPin (the agent SDK)', () => {
     expect(pin.current?.signCount).toBe(0);
     expect(await codeOf(pin.verify(CLAIMS, await person.assert(await passkeyChallenge(CLAIMS))))).toMatch(/^ERR_PASSKEY_INVALID/);
     await pin.verify(CLAIMS, await replacement.assert(await passkeyChallenge(CLAIMS)));
-    expect(canonicalJson(CLAIMS)).toContain('"aud"');
+    expect(pin.current?.signCount).toBe(1);
   });
 });

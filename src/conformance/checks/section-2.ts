@@ -1,5 +1,5 @@
 import { supportsOperationsV2 } from '../../protocol/index';
-import { isObject } from '../answer';
+import { isObject } from '../../protocol/issues';
 import { describeAnswer, type Check } from '../check';
 
 /** Section 2, "Advertising support". */

@@ -1,4 +1,4 @@
-import { isObject } from '../answer';
+import { isObject } from '../../protocol/issues';
 import type { Check } from '../check';
 import type { SessionKind } from '../conformance-run';
 

@@ -1,5 +1,6 @@
 import { canonicalJson, type Operation } from '../../protocol/index';
-import { isObject, type Answer, type Thread } from '../answer';
+import { type Answer, type Thread } from '../answer';
+import { isObject } from '../../protocol/issues';
 import { approvalOf, describeAnswer, type Check, type CheckContext } from '../check';
 import type { Action } from '../conformance-run';
 import { countedOperation, type PerformWatch } from './performs';

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { CountersignError } from '../../protocol/errors';
 import { APPROVE_DELAY_MS } from '../constants';
-import { passkeyAssertionSchema, passkeyChallenge, verifyPasskeyAssertion, type PasskeyAssertion } from '../../protocol/passkey';
+import { passkeyAssertionSchema, verifyPasskeyAssertion, type PasskeyAssertion } from '../../protocol/passkey';
 import type { UserVerification } from '../approval-queue';
-import { recordClaims } from '../keys';
+import { recordChallenge } from '../keys';
 import { keyField, pageMessageModule, type PageServices } from './types';
 
 /**
@@ -36,7 +36,7 @@ async function verifyHere(services: PageServices, key: string, verification: { n
   const record = await store.get(key);
   const stored = await store.getPasskey();
   if (!record || !stored?.credential) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: none is registered, or the item is gone');
-  const challenge = await passkeyChallenge(await recordClaims(record, 'approved', verification.now));
+  const challenge = await recordChallenge(record, verification.now);
   const { signCount } = await verifyPasskeyAssertion(verification.assertion, { credential: stored.credential, challenge, origin: services.extensionOrigin, previousSignCount: stored.signCount ?? 0 });
   await store.putPasskeySignCount(signCount);
   return verification;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CountersignError } from '../../protocol/errors';
-import { passkeyChallengeBase64url } from '../../protocol/passkey';
-import { recordClaims } from '../keys';
+import { base64urlEncode } from '../../protocol/base64url';
+import { recordChallenge } from '../keys';
 import { keyField, pageMessageModule } from './types';
 
 /**
@@ -23,7 +23,7 @@ export const passkeyChallenge = pageMessageModule({
     const passkey = (await store.getPasskey())?.credential ?? null;
     if (passkey === null) throw new CountersignError('ERR_NOT_ALLOWED', "passkey: none is registered; register one in Countersign's options first");
     const now = Date.now();
-    const challenge = await passkeyChallengeBase64url(await recordClaims(record, 'approved', now));
+    const challenge = base64urlEncode(await recordChallenge(record, now));
     return { ok: true, challenge, credentialId: passkey.credential_id, now };
   },
 });
