@@ -141,14 +141,8 @@ export async function digestSummary(summary: string): Promise<string> {
 export async function digestTerms(terms: Record<string, unknown> | undefined): Promise<string | null> {
   if (terms === undefined) return null;
   if (!isObject(terms)) throw new CountersignError('ERR_ARGUMENT_INVALID', `terms: expected a JSON object or nothing, got ${describeValue(terms)}`);
-  let canonical: string;
-  try {
-    canonical = canonicalJson(terms);
-  } catch (cause) {
-    if (isCountersignError(cause)) throw cause;
-    throw new CountersignError('ERR_ARGUMENT_INVALID', 'terms: expected JSON data RFC 8785 can write, got a value it cannot', { cause });
-  }
-  return sha256Base64url(new TextEncoder().encode(canonical));
+  // canonicalJson refuses anything it cannot write with its own ERR_ARGUMENT_INVALID, naming the member.
+  return sha256Base64url(new TextEncoder().encode(canonicalJson(terms)));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -71,8 +71,12 @@ export function jsonTypeName(value: unknown): string {
  * What a message says was got instead: the JSON type, with the length of a string or an array.
  * Never the value itself: values hold nonces, signatures and text a Company wrote.
  */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return `a string of ${value.length} characters`;
+  if (typeof value === 'string') return `a string of ${counted(value.length, 'character')}`;
   const type = jsonTypeName(value);
-  return type === 'an array' ? `an array of ${(value as readonly unknown[]).length} items` : type;
+  return type === 'an array' ? `an array of ${counted((value as readonly unknown[]).length, 'item')}` : type;
 }

@@ -108,8 +108,9 @@ function formatDate(value: string, options: KeyFactsOptions): string | null {
   const [, y, mo, d, h, mi, sec, zone] = m;
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Math.min(Number(sec ?? 0), 59)] as const;
   const wall = new Date(Date.UTC(...fields));
-  // 2026-02-30 or 25:00 is not a date: shown as text.
-  if (wall.getUTCMonth() !== fields[1] || wall.getUTCDate() !== fields[2] || wall.getUTCHours() !== fields[3] || wall.getUTCMinutes() !== fields[4]) return null;
+  // 2026-02-30 or 25:00 is not a date: shown as text. So is a year before 100, which Date.UTC
+  // would read as 19xx.
+  if (wall.getUTCFullYear() !== fields[0] || wall.getUTCMonth() !== fields[1] || wall.getUTCDate() !== fields[2] || wall.getUTCHours() !== fields[3] || wall.getUTCMinutes() !== fields[4]) return null;
   if (h === undefined) return new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(wall);
   if (zone === undefined) return new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(wall);
   const offset = /^[Zz]$/.test(zone) ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));

@@ -86,15 +86,13 @@ function isMoney(value: unknown): value is Money & Record<string, unknown> {
 function signedDecimal(value: string | number): string | null {
   const canonical = canonicalDecimal(value);
   if (canonical === null) return null;
-  const negative = /^\s*[-\u2212]/.test(String(value)) && /[1-9]/.test(canonical);
+  // canonicalDecimal has refused leading white space, so a sign can only be the first character.
+  const negative = /^[-\u2212]/.test(String(value)) && /[1-9]/.test(canonical);
   return negative ? `-${canonical}` : canonical;
 }
 
 /** Equal as the Company would read them: "70.00" and 70 and "70" are one number. */
 export function sameValue(a: unknown, b: unknown): boolean {
-  if (isMoney(a) && isMoney(b)) {
-    return a.currency === b.currency && signedDecimal(a.amount) === signedDecimal(b.amount) && sameExtras(a, b);
-  }
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
@@ -108,19 +106,12 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-function sameExtras(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  keys.delete('amount');
-  keys.delete('currency');
-  return [...keys].every((k) => sameValue(a[k], b[k]));
-}
-
 const MISSING: unique symbol = Symbol('missing');
 /** A request's value, or MISSING where the request has none (`unknown` already includes MISSING). */
 type RequestValue = unknown;
 
 function childOf(request: RequestValue, key: PathSegment): RequestValue {
-  if (typeof key === 'number') return Array.isArray(request) && key < request.length ? request[key] : MISSING;
+  if (typeof key === 'number') return Array.isArray(request) && key < request.length && request[key] !== undefined ? request[key] : MISSING;
   return isPlainObject(request) && Object.hasOwn(request, key) && request[key] !== undefined ? request[key] : MISSING;
 }
 
@@ -358,7 +349,9 @@ export function reviewOperation(input: ReviewInput, options: ReviewOptions = {})
     if (request === undefined) {
       review.add('info', 'request-absent', [], reviewText('review_requestAbsent'));
     }
-    review.visit(terms, [], request ?? MISSING, 0);
+    // A request with no values asks for nothing, as a request member that is undefined does.
+    const asked = request !== undefined && Object.values(request).some((v) => v !== undefined);
+    review.visit(terms, [], asked ? request : MISSING, 0);
     const money = termsMoney(terms);
     wording = reviewWording(seen.text, money);
     const t = review.tally;
@@ -368,7 +361,7 @@ export function reviewOperation(input: ReviewInput, options: ReviewOptions = {})
       if (t.other > 0 && t.otherOk === t.other) checked.add('values-stated');
       if (t.hidden === 0) checked.add('no-hidden-characters');
     }
-    if (request !== undefined && Object.values(request).some((v) => v !== undefined) && requestHeld(terms, request, 0)) checked.add('request-confirmed');
+    if (asked && requestHeld(terms, request, 0)) checked.add('request-confirmed');
     if (!seen.truncated) {
       const found = new Set(wording.map((f) => f.code));
       if (!found.has('amount-not-in-terms') && !found.has('currency-not-in-terms')) checked.add('no-other-amounts');

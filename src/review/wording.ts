@@ -225,8 +225,7 @@ function findCues(text: string): Cue[] {
 }
 
 function sameKind(values: readonly MoneyDirection[]): MoneyDirection | null {
-  const kinds = new Set(values.filter((d) => d !== 'none'));
-  return kinds.size === 1 && !values.includes('none') ? [...kinds][0]! : null;
+  return values.length > 0 && !values.includes('none') && new Set(values).size === 1 ? values[0]! : null;
 }
 
 class WordingReview {
@@ -321,10 +320,10 @@ class WordingReview {
 
   private contradictions(): void {
     if (this.charges.length === 0) return;
-    const cues: Array<Cue & { zero?: boolean }> = this.cues.filter((c) => c.kind !== 'charge' && !c.directionOnly);
+    const cues: Cue[] = this.cues.filter((c) => c.kind !== 'charge' && !c.directionOnly);
     // "$0.00" that is not an amount of the terms says "free" as plainly as the word.
     for (const m of this.mentions) {
-      if (m.allowed.length === 0 && m.values.every((v) => v === '0')) cues.push({ start: m.start, end: m.end, kind: 'free', negatable: false, zero: true });
+      if (m.allowed.length === 0 && m.values.every((v) => v === '0')) cues.push({ start: m.start, end: m.end, kind: 'free', negatable: false });
     }
     const said = new Set<string>();
     for (const cue of cues.sort((a, b) => a.start - b.start)) {
@@ -367,7 +366,7 @@ class WordingReview {
     return (next !== undefined && next.start - cue.end <= 25) || this.within(cs, ce).length > 0;
   }
 
-  private excused(cue: Cue & { zero?: boolean }): boolean {
+  private excused(cue: Cue): boolean {
     const [ss, se] = spanOf(this.sentences, cue.start);
     const sentence = this.text.slice(ss, se);
     const cancelling = /\bcancel\w*/i.test(sentence) && /\b(?:if|before|until|unless|within|up\s+to|by)\b/i.test(sentence) && !this.chargesIn(ss, se);
@@ -407,7 +406,8 @@ class WordingReview {
     let best: { cue: Cue; gap: number } | null = null;
     for (const cue of this.cues) {
       if (cue.start < cs || cue.end > ce || (cue.extra !== undefined && !this.chargedExtra(cue.extra))) continue;
-      const gap = cue.end <= m.start ? m.start - cue.end : cue.start >= m.end ? cue.start - m.end : -1;
+      // Negative when the cue and the amount overlap.
+      const gap = cue.end <= m.start ? m.start - cue.end : cue.start - m.end;
       if (gap < 0 || gap > 60) continue;
       if (best === null || gap < best.gap) best = { cue, gap };
     }
@@ -417,7 +417,7 @@ class WordingReview {
   private directions(): void {
     const said = new Set<string>();
     for (const m of this.mentions) {
-      const direction = m.allowed.length > 0 ? sameKind(m.allowed.map((a) => a.direction)) : null;
+      const direction = sameKind(m.allowed.map((a) => a.direction));
       if (direction === null) continue;
       const cue = this.cueFor(m);
       const reversed = direction === 'charge' ? cue === 'refund' || cue === 'free' : cue === 'charge';
@@ -449,10 +449,14 @@ class WordingReview {
       if (!m || NOT_A_TOTAL.test(this.text.slice(m.end, m.end + 30))) continue;
       if (!presented.includes(m)) presented.push(m);
     }
+    const valueOf = (m: Mention) => m.allowed[0]?.value ?? m.values[0]!;
+    // A bare number is the amount another total states with its currency ("Total: $70.00 … you
+    // pay 70.00 today"): one total, not two.
+    const stated = new Set(presented.filter((m) => m.currencies.length > 0).map(valueOf));
     const distinct = new Map<string, Mention>();
     for (const m of presented) {
-      const value = m.allowed[0]?.value ?? m.values[0]!;
-      const key = `${value}|${[...m.currencies].sort().join(',')}`;
+      if (m.currencies.length === 0 && stated.has(valueOf(m))) continue;
+      const key = `${valueOf(m)}|${[...m.currencies].sort().join(',')}`;
       if (!distinct.has(key)) distinct.set(key, m);
     }
     if (distinct.size < 2) return;

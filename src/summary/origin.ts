@@ -16,7 +16,7 @@
  * - no Latin look-alike (Latin "ɑ" for "a", dotless "ı"), from UTS #39 confusables;
  * - no IDNA deviation characters (ß, ς, ZWJ, ZWNJ): older resolvers map them to other names;
  * - no digits from two numbering systems, no symbols, no combining mark on a Latin, Greek or
- *   Cyrillic letter.
+ *   Cyrillic letter, a digit or a hyphen.
  * Chromium also compares each name's "skeleton" with a list of popular domains; we have no such
  * list, so a single-script Latin name with accents (e.g. "googlé") stays Unicode.
  *
@@ -163,7 +163,8 @@ function labelProblems(label: string, tldScripts: ReadonlySet<Script>): FixedWar
       const catalanDot = cp === MIDDLE_DOT && chars[i - 1] === 'l' && chars[i + 1] === 'l';
       if (!kanaContext && !catalanDot) problems.add('idn-lookalike');
     } else if (script === 'Inherited') {
-      if (previousScript === 'Latin' || previousScript === 'Greek' || previousScript === 'Cyrillic') problems.add('idn-lookalike');
+      // A mark over a hyphen (Common) draws on it as it would on a letter: "x-\u0338y".
+      if (previousScript === 'Latin' || previousScript === 'Greek' || previousScript === 'Cyrillic' || previousScript === 'Common') problems.add('idn-lookalike');
     } else if (script === 'Other') {
       problems.add('idn-uncommon-script');
     } else {

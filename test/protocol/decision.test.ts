@@ -716,3 +716,91 @@ describe('verifyCompactJws, check by check', () => {
     await expectError(signCompactJws({ alg: 'EdDSA', typ: 5 } as unknown as { alg: string }, payload, pair.privateKey), 'ERR_ARGUMENT_INVALID', 'header.typ: expected a string');
   });
 });
+
+describe('what each refusal says (the field, what was expected, what came)', () => {
+  it.each([
+    ['operation_id', { operation: { ...operation, operation_id: 'exc_5Rt3' } }, 'decision.operation_id: does not match the operation asked about'],
+    ['revision', { operation: { ...operation, revision: '1791487200-k3Jd9Qx2mW8w' } }, 'decision.revision: does not match the revision asked about (spec section 5: an approval covers one revision)'],
+    ['summary', { operation: { ...operation, summary: `${operation.summary} ` } }, "decision.summary_sha256: does not match the SHA-256 of the operation's summary"],
+    ['terms', { operation: { ...operation, terms: { order_id: 'ord_7Hk2' } } }, "decision.terms_sha256: does not match the SHA-256 of the operation's canonical terms"],
+    ['Company name', { company: { ...company, name: 'Other' } }, 'decision.company.name: does not match the Company asked for'],
+    ['Company origin', { company: { ...company, origin: 'https://other.example' } }, 'decision.company.origin: does not match the Company asked for'],
+    ['audience', { audience: 'A'.repeat(43) }, "decision.aud: does not match this agent's key thumbprint"],
+    ['nonce', { nonce: 'B'.repeat(43) }, 'decision.nonce: does not match the nonce of this request'],
+    ['expires_at', { operation: { ...operation, expires_at: '2026-10-08T19:20:00Z' } }, "decision.expires_at: does not match the operation's expires_at"],
+  ] as const)('a different %s', async (_title, expected, message) => {
+    const error = await rejection(verifyDecision(await signed(), options(expected)));
+    expect({ code: error.code, message: error.message }).toEqual({ code: 'ERR_DECISION_MISMATCH', message });
+  });
+
+  it.each([
+    ['options', () => null, 'options: expected an object, got null'],
+    ['options.expected', () => ({ ...options(), expected: 'x' }), 'options.expected: expected an object, got a string of 1 character'],
+    ['options.expected.operation', () => ({ ...options(), expected: { ...options().expected, operation: [] } }), 'options.expected.operation: expected an object, got an array of 0 items'],
+    ['options.expected.company', () => ({ ...options(), expected: { ...options().expected, company: undefined } }), 'options.expected.company: expected an object, got nothing'],
+  ])('refuses %s that is not an object, before reading the decision', async (_title, make, message) => {
+    const error = await rejection(verifyDecision(await signed(), make() as unknown as VerifyDecisionOptions));
+    expect({ code: error.code, message: error.message }).toEqual({ code: 'ERR_ARGUMENT_INVALID', message });
+  });
+
+  it('refuses a summary that is not a string, and terms RFC 8785 cannot write, saying why', async () => {
+    const notText = await rejection(digestSummary(7 as unknown as string));
+    expect({ code: notText.code, message: notText.message }).toEqual({ code: 'ERR_ARGUMENT_INVALID', message: 'summary: expected a string, got a number' });
+    const own = await rejection(digestTerms({ amount: Number.NaN }));
+    expect(own.message).toBe('canonicalJson: value.amount: expected a finite number, got NaN');
+    const thrown = new Error('getter failed');
+    const unreadable = await rejection(digestTerms({ get amount(): string { throw thrown; } }));
+    expect({ code: unreadable.code, message: unreadable.message, cause: unreadable.cause }).toEqual({
+      code: 'ERR_ARGUMENT_INVALID',
+      message: 'canonicalJson: value: expected JSON data, got a value that cannot be read',
+      cause: thrown,
+    });
+  });
+
+  it('gives a refusal without a cause no cause member at all', async () => {
+    const error = await rejection(verifyCompactJws(`${base64url.encode('[1]')}.${base64url.encode('{}')}.AAAA`, extension.publicJwk));
+    expect(error.code).toBe('ERR_DECISION_INVALID');
+    expect(Object.hasOwn(error, 'cause')).toBe(false);
+  });
+});
+
+describe('decision bytes that are almost JSON', () => {
+  const segment = (bytes: Uint8Array) => base64url.encode(bytes);
+
+  it('refuses a header that starts with a byte order mark (JSON text has none, RFC 8259 section 8.1)', async () => {
+    const header = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8(JSON.stringify({ alg: 'EdDSA', typ: DECISION_TYP }))]);
+    await expectError(verifyCompactJws(`${segment(header)}.${segment(utf8('{}'))}.AAAA`, extension.publicJwk), 'ERR_DECISION_INVALID', 'decision header: expected UTF-8 JSON');
+  });
+
+  it('refuses a header that is not UTF-8, instead of reading it with U+FFFD', async () => {
+    const header = new Uint8Array([...utf8('{"alg":"EdDSA","typ":"'), 0xff, ...utf8('"}')]);
+    await expectError(verifyCompactJws(`${segment(header)}.${segment(utf8('{}'))}.AAAA`, extension.publicJwk), 'ERR_DECISION_INVALID', 'decision header: expected UTF-8 JSON');
+  });
+});
+
+describe('signing keys and the algorithm they are used with', () => {
+  it('refuses an ECDSA key of another curve for ES256, and an ECDSA key for EdDSA', async () => {
+    const p384 = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, false, ['sign', 'verify']);
+    await expectError(signCompactJws({ alg: 'ES256' }, utf8('{}'), p384.privateKey), 'ERR_KEY_INVALID', 'privateKey: expected a private ECDSA P-256 CryptoKey usable for "sign"');
+    await expectError(signCompactJws({ alg: 'EdDSA' }, utf8('{}'), extensionEs256.privateKey), 'ERR_KEY_INVALID', 'privateKey: expected a private Ed25519 CryptoKey usable for "sign"');
+  });
+
+  it('refuses an ECDH P-256 key for ES256 (the curve alone is not enough)', async () => {
+    const ecdh = await crypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
+    await expectError(signCompactJws({ alg: 'ES256' }, utf8('{}'), ecdh.privateKey), 'ERR_KEY_INVALID', 'privateKey: expected a private ECDSA P-256');
+  });
+
+  it('signs a decision taken at the very second of expires_at, and refuses one a second later', async () => {
+    const expiresS = Date.parse(operation.expires_at) / 1000;
+    await expect(signed({ iat: expiresS })).resolves.toMatch(/^ey/);
+    await expectError(signed({ iat: expiresS + 1 }), 'ERR_DECISION_EXPIRED', 'decision.iat: after the');
+  });
+
+  it('refuses a kid that is not a key thumbprint', async () => {
+    await expectError(
+      signDecision(await claimsFor(), extension.privateKey, extension.alg, 'not-a-thumbprint'),
+      'ERR_KEY_INVALID',
+      "kid: expected the key's RFC 7638 thumbprint",
+    );
+  });
+});

@@ -294,7 +294,7 @@ describe('verifyPasskeyAssertion: each check, failed alone', () => {
     const bom = await ceremony(es256, { clientDataJson: concat(new Uint8Array([0xef, 0xbb, 0xbf]), utf8(JSON.stringify({ type: 'webauthn.get', challenge: b64u(CHALLENGE), origin: ORIGIN }))) });
     await expectError(verifyPasskeyAssertion(bom, options(es256)), 'ERR_PASSKEY_INVALID', /^clientDataJSON: expected UTF-8 JSON/);
     const array = await ceremony(es256, { clientDataJson: utf8('["webauthn.get"]') });
-    await expectError(verifyPasskeyAssertion(array, options(es256)), 'ERR_PASSKEY_INVALID', 'clientDataJSON: expected a JSON object, got an array of 1 items');
+    await expectError(verifyPasskeyAssertion(array, options(es256)), 'ERR_PASSKEY_INVALID', 'clientDataJSON: expected a JSON object, got an array of 1 item');
   });
 });
 
@@ -504,7 +504,7 @@ describe('passkeyChallenge', () => {
 
   it('refuses what is not a claims object, or not JSON', async () => {
     await expectError(passkeyChallenge('claims'), 'ERR_ARGUMENT_INVALID', "claims: expected the decision's claims object, got a string of 6 characters");
-    await expectError(passkeyChallenge([claims]), 'ERR_ARGUMENT_INVALID', "claims: expected the decision's claims object, got an array of 1 items");
+    await expectError(passkeyChallenge([claims]), 'ERR_ARGUMENT_INVALID', "claims: expected the decision's claims object, got an array of 1 item");
     const notJson = await rejection(passkeyChallenge({ ...claims, iat: Number.NaN }));
     expect(notJson.code).toBe('ERR_ARGUMENT_INVALID');
     expect(notJson.message).toBe('canonicalJson: value.iat: expected a finite number, got NaN');

@@ -205,3 +205,210 @@ describe('wordDiff', () => {
     }
   });
 });
+
+describe('wordTokens, word boundaries', () => {
+  it.each([
+    ['', []],
+    ['-5', ['-5']],
+    ['-x', ['-', 'x']],
+    ['(-x', ['(', '-', 'x']],
+    ['a+5', ['a', '+', '5']],
+    ['a\u22125', ['a', '\u2212', '5']],
+    ['($5)', ['(', '$5', ')']],
+    ['(%', ['(', '%']],
+    ['a/(', ['a', '/', '(']],
+    ['end.)', ['end', '.', ')']],
+    ['a-b', ['a-b']],
+    ['well-known', ['well-known']],
+    ['x - y', ['x', ' ', '-', ' ', 'y']],
+  ])('cuts %j into %j', (text, tokens) => {
+    expect(wordTokens(text)).toEqual(tokens);
+  });
+
+  it('gives nothing for empty text, with or without Intl.Segmenter', () => {
+    expect(wordTokens('', null)).toEqual([]);
+    expect(wordTokens('a \u27E8U+202E\u27E9', null)).toEqual(['a', ' ', '\u27E8U+202E\u27E9']);
+    expect(wordTokens('\u27E8U+202E\u27E9', null)).toEqual(['\u27E8U+202E\u27E9']);
+  });
+
+  it('never joins pieces across white space or hidden-character tokens without Intl.Segmenter', () => {
+    expect(wordTokens('- 5 $ 5 a - b', null)).toEqual(['-', ' ', '5', ' ', '$', ' ', '5', ' ', 'a', ' ', '-', ' ', 'b']);
+    expect(wordTokens('$\u27E8U+202E\u27E970.00 a\u27E8U+200B\u27E9-b', null)).toEqual(['$', '\u27E8U+202E\u27E9', '70.00', ' ', 'a', '\u27E8U+200B\u27E9', '-b']);
+  });
+
+  it('falls back to white space when the engine has no Intl.Segmenter', () => {
+    const descriptor = Object.getOwnPropertyDescriptor(Intl, 'Segmenter')!;
+    Object.defineProperty(Intl, 'Segmenter', { ...descriptor, value: undefined });
+    try {
+      expect(wordTokens('Pay (a-b) now')).toEqual(['Pay', ' ', '(a-b)', ' ', 'now']);
+      expect(wordDiff('Pay (a-b) now', 'Pay (a-c) now')).toEqual({
+        parts: [
+          { kind: 'same', text: 'Pay ' },
+          { kind: 'removed', text: '(a-b)' },
+          { kind: 'added', text: '(a-c)' },
+          { kind: 'same', text: ' now' },
+        ],
+        coarse: false,
+      });
+    } finally {
+      Object.defineProperty(Intl, 'Segmenter', descriptor);
+    }
+    expect(wordTokens('Pay (a-b) now')).toEqual(['Pay', ' ', '(', 'a-b', ')', ' ', 'now']);
+  });
+});
+
+describe('wordDiff, exact tables', () => {
+  it('shows words added or removed at the end after a shared start', () => {
+    expect(wordDiff('x', 'x x')).toEqual({ parts: [{ kind: 'same', text: 'x' }, { kind: 'added', text: ' x' }], coarse: false });
+    expect(wordDiff('x x', 'x')).toEqual({ parts: [{ kind: 'same', text: 'x' }, { kind: 'removed', text: ' x' }], coarse: false });
+    expect(wordDiff('x', 'x')).toEqual({ parts: [{ kind: 'same', text: 'x' }], coarse: false });
+    expect(wordDiff('', '')).toEqual({ parts: [], coarse: false });
+    expect(wordDiff('', 'a b')).toEqual({ parts: [{ kind: 'added', text: 'a b' }], coarse: false });
+  });
+
+  it('is coarse only when the table would exceed the budget', () => {
+    // One word against one word: a 2 × 2 table of 4 cells.
+    const exact = { parts: [{ kind: 'removed', text: 'a' }, { kind: 'added', text: 'b' }] };
+    expect(wordDiff('a', 'b', 4)).toEqual({ ...exact, coarse: false });
+    expect(wordDiff('a', 'b', 3)).toEqual({ ...exact, coarse: true });
+    // Two removed tokens (" " and "a") against none: 3 × 1 cells.
+    expect(wordDiff('k a', 'k', 3)).toEqual({ parts: [{ kind: 'same', text: 'k' }, { kind: 'removed', text: ' a' }], coarse: false });
+    expect(wordDiff('k a', 'k', 2)).toEqual({ parts: [{ kind: 'same', text: 'k' }, { kind: 'removed', text: ' a' }], coarse: true });
+  });
+
+  it.each([
+    [
+      'the quick brown fox jumps over the dog',
+      'a quick red fox leaps over the lazy dog today',
+      [
+        ['removed', 'the'], ['added', 'a'], ['same', ' quick '], ['removed', 'brown'], ['added', 'red'], ['same', ' fox '],
+        ['removed', 'jumps'], ['added', 'leaps'], ['same', ' over the '], ['added', 'lazy '], ['same', 'dog'], ['added', ' today'],
+      ],
+    ],
+    ['b c d', 'a b c e', [['added', 'a '], ['same', 'b c '], ['removed', 'd'], ['added', 'e']]],
+    ['p x q x s', 'x', [['removed', 'p '], ['same', 'x'], ['removed', ' q x s']]],
+    ['one two three four', 'zero two four five', [['removed', 'one'], ['added', 'zero'], ['same', ' two '], ['removed', 'three '], ['same', 'four'], ['added', ' five']]],
+    ['a b a b c', 'b a b a d', [['removed', 'a '], ['same', 'b a b '], ['removed', 'c'], ['added', 'a d']]],
+    ['x y z w', 'y w x z', [['removed', 'x '], ['same', 'y '], ['removed', 'z '], ['same', 'w'], ['added', ' x z']]],
+  ])('keeps the longest run of shared words between %j and %j', (before, after, parts) => {
+    expect(wordDiff(before, after)).toEqual({ parts: parts.map(([kind, text]) => ({ kind, text })), coarse: false });
+  });
+});
+
+describe('diffTerms, whole changes', () => {
+  it('reports an item added to a list with its path, value and sentence', () => {
+    expect(diffTerms({ a: [1] }, { a: [1, 2] })).toEqual([
+      { kind: 'added', path: 'a[1]', after: 2, message: 'a[1] was added: 2.', text: { key: 'diff_added', substitutions: ['a[1]', '2'] } },
+    ]);
+  });
+
+  it('reports removed fields with their values in the sentence', () => {
+    expect(diffTerms({ a: 1, b: { c: 2 }, d: [3] }, { d: [] })).toEqual([
+      { kind: 'removed', path: 'a', before: 1, message: 'a (1) was removed.', text: { key: 'diff_removed', substitutions: ['a', '1'] } },
+      { kind: 'removed', path: 'b', before: { c: 2 }, message: 'b ({"c":2}) was removed.', text: { key: 'diff_removed', substitutions: ['b', '{"c":2}'] } },
+      { kind: 'removed', path: 'd[0]', before: 3, message: 'd[0] (3) was removed.', text: { key: 'diff_removed', substitutions: ['d[0]', '3'] } },
+    ]);
+  });
+
+  it('reports a list that became something else as one change', () => {
+    expect(diffTerms({ a: [1] }, { a: 5 })).toEqual([
+      { kind: 'changed', path: 'a', before: [1], after: 5, message: 'a changed from [1] to 5.', text: { key: 'diff_changed', substitutions: ['a', '[1]', '5'] } },
+    ]);
+    expect(diffTerms({ a: 'x' }, { a: ['x'] })).toEqual([
+      { kind: 'changed', path: 'a', before: 'x', after: ['x'], message: 'a changed from "x" to ["x"].', text: { key: 'diff_changed', substitutions: ['a', '"x"', '["x"]'] } },
+    ]);
+  });
+
+  it('says "the terms" when the values given are not objects at all', () => {
+    expect(diffTerms('a' as never, 'b' as never)).toEqual([
+      { kind: 'changed', path: '', before: 'a', after: 'b', message: 'The terms changed from "a" to "b".', text: { key: 'diff_termsChanged', substitutions: ['"a"', '"b"'] } },
+    ]);
+  });
+});
+
+describe('diffExpiry, sentences', () => {
+  it('names both values when the deadline cannot be read or is the same moment', () => {
+    expect(diffExpiry('2026-10-08T12:20:00Z', 'soon')).toEqual({
+      before: '2026-10-08T12:20:00Z',
+      after: 'soon',
+      deltaMs: null,
+      message: 'The approval deadline changed from "2026-10-08T12:20:00Z" to "soon".',
+      text: { key: 'diff_deadlineChanged', substitutions: ['"2026-10-08T12:20:00Z"', '"soon"'] },
+    });
+    expect(diffExpiry('2026-10-08T12:20:00Z', '2026-10-08T05:20:00-07:00')).toEqual({
+      before: '2026-10-08T12:20:00Z',
+      after: '2026-10-08T05:20:00-07:00',
+      deltaMs: 0,
+      message: 'The approval deadline is written differently ("2026-10-08T12:20:00Z", now "2026-10-08T05:20:00-07:00") but is the same moment.',
+      text: { key: 'diff_deadlineSameMoment', substitutions: ['"2026-10-08T12:20:00Z"', '"2026-10-08T05:20:00-07:00"'] },
+    });
+  });
+});
+
+describe('diffRevisions, findings and checks', () => {
+  const BASE = { operation_id: 'op_1', revision: 'r1', summary: 'You pay $5.00.', expires_at: '2026-10-08T12:20:00Z' };
+  const REUSED = {
+    severity: 'danger',
+    code: 'revision-reused',
+    path: '',
+    message: 'The Company sent different terms under the same revision, which the protocol forbids; an approval could cover terms you did not see.',
+    text: { key: 'diff_revisionReused', substitutions: [] },
+  };
+
+  it.each([
+    ['the summary alone', { summary: 'You pay $6.00.' }],
+    ['the terms alone', { terms: { fee: '1.00' } }],
+    ['the deadline alone', { expires_at: '2026-10-09T12:20:00Z' }],
+  ])('flags a change of %s under the same revision as a danger', (_, change) => {
+    expect(diffRevisions(BASE, { ...BASE, ...change }).findings).toEqual([REUSED]);
+  });
+
+  it('notes a new revision that changes nothing, with its sentence', () => {
+    expect(diffRevisions(BASE, { ...BASE, revision: 'r2' }).findings).toEqual([
+      { severity: 'info', code: 'no-change', path: '', message: 'The new revision changes nothing in the summary, the terms or the deadline.', text: { key: 'diff_noChange', substitutions: [] } },
+    ]);
+  });
+
+  it('accepts operations without terms', () => {
+    expect(diffRevisions(BASE, { ...BASE, revision: 'r2', summary: 'You pay $6.00.' })).toEqual({
+      operationId: 'op_1',
+      fromRevision: 'r1',
+      toRevision: 'r2',
+      summaryChanged: true,
+      summary: [
+        { kind: 'same', text: 'You pay ' },
+        { kind: 'removed', text: '$5.00' },
+        { kind: 'added', text: '$6.00' },
+        { kind: 'same', text: '.' },
+      ],
+      summaryCoarse: false,
+      terms: [],
+      expiry: null,
+      findings: [],
+    });
+  });
+
+  it('compares the whole summary, also past the part shown by default', () => {
+    const long = 'word '.repeat(2_100);
+    const diff = diffRevisions({ ...BASE, summary: `${long}You pay $5.00.` }, { ...BASE, revision: 'r2', summary: `${long}You pay $6.00.` });
+    expect(diff.summary.filter((p) => p.kind !== 'same')).toEqual([
+      { kind: 'removed', text: '$5.00' },
+      { kind: 'added', text: '$6.00' },
+    ]);
+  });
+
+  it.each([
+    ['previous', null, BASE, 'previous: expected an operation (spec section 3), got null'],
+    ['next', BASE, 5, 'next: expected an operation (spec section 3), got a number'],
+    ['operation_id', { ...BASE, operation_id: 1 }, BASE, 'previous.operation_id: expected a string, got a number'],
+    ['revision', BASE, { ...BASE, revision: undefined }, 'next.revision: expected a string, got nothing'],
+    ['summary', { ...BASE, summary: null }, BASE, 'previous.summary: expected a string, got null'],
+    ['expires_at', BASE, { ...BASE, expires_at: 7 }, 'next.expires_at: expected a string, got a number'],
+    ['terms (text)', BASE, { ...BASE, terms: 'x' }, 'next.terms: expected an object or nothing, got a string of 1 character'],
+    ['terms (list)', { ...BASE, terms: [1] }, BASE, 'previous.terms: expected an object or nothing, got an array of 1 item'],
+    ['terms (null)', BASE, { ...BASE, terms: null }, 'next.terms: expected an object or nothing, got null'],
+    ['operation_id (another)', BASE, { ...BASE, operation_id: 'op_2' }, 'next.operation_id: expected the operation_id of previous (two revisions of one operation), got another'],
+  ])('refuses a bad %s and says which', (_, previous, next, message) => {
+    expect(() => diffRevisions(previous as never, next as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID', message }));
+  });
+});

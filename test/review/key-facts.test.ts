@@ -126,3 +126,158 @@ describe('keyFacts', () => {
     expect(() => youApproveLine('x' as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
   });
 });
+
+describe('keyFacts, labels', () => {
+  it('shows an empty or wordless key as it is, and capitalises the first word of each key in a path', () => {
+    expect(keyFacts({ '': 'y_2', '--': 'z_3', row_idx: 'w_4', pint: 'p_1', shipping: { method: 'ground' } }, { locale: 'en-US' })).toEqual([
+      { path: '[""]', label: '(empty)', value: 'y_2', kind: 'identifier' },
+      { path: '["--"]', label: '--', value: 'z_3', kind: 'identifier' },
+      { path: 'row_idx', label: 'Row idx', value: 'w_4', kind: 'identifier' },
+      { path: 'pint', label: 'Pint', value: 'p_1', kind: 'identifier' },
+      { path: 'shipping.method', label: 'Shipping Method', value: 'ground', kind: 'text' },
+    ]);
+  });
+
+  it('shows a line break in a key or a value as a token', () => {
+    expect(keyFacts({ 'a\nb': 'x_1', note: 'line one\nline two' }, { locale: 'en-US' })).toEqual([
+      { path: '["a\u27E8U+000A\u27E9b"]', label: 'A\u27E8U+000A\u27E9b', value: 'x_1', kind: 'identifier' },
+      { path: 'note', label: 'Note', value: 'line one\u27E8U+000A\u27E9line two', kind: 'text' },
+    ]);
+  });
+
+  it('cuts a label past 40 characters and a value past 60, and not at exactly that length', () => {
+    const key40 = `k${'_a'.repeat(19)}b`;
+    const key41 = `${key40}c`;
+    const value60 = `v${'x'.repeat(59)}`;
+    const value61 = `${value60}y`;
+    const facts = keyFacts({ [key40]: 'i_1', [key41]: 'i_2', a: value60, b: value61 }, { locale: 'en-US' });
+    expect(facts.map((f) => [f.label, f.value])).toEqual([
+      [`K${' a'.repeat(19)}b`, 'i_1'],
+      [`K${' a'.repeat(19)}\u2026`, 'i_2'],
+      ['A', value60],
+      ['B', `${value60.slice(0, 59)}\u2026`],
+    ]);
+  });
+});
+
+describe('keyFacts, kinds and values', () => {
+  it.each([
+    ['ground', 'text'],
+    ['Gate 5, row 2', 'text'],
+    ['', 'text'],
+    ['A-1', 'identifier'],
+    ['x@y', 'identifier'],
+    ['12', 'identifier'],
+  ])('reads the string %j as %s', (value, kind) => {
+    expect(keyFacts({ note: value }, { locale: 'en-US' })).toEqual([{ path: 'note', label: 'Note', value, kind }]);
+  });
+
+  it('shows yes and no, and a number without a currency as a number', () => {
+    expect(keyFacts({ gift: true, wrap: false, fee: 5, items: 1234.5 }, { locale: 'en-US' })).toEqual([
+      { path: 'fee', label: 'Fee', value: '5', kind: 'number' },
+      { path: 'items', label: 'Items', value: '1,234.5', kind: 'number' },
+      { path: 'gift', label: 'Gift', value: 'Yes', kind: 'boolean' },
+      { path: 'wrap', label: 'Wrap', value: 'No', kind: 'boolean' },
+    ]);
+  });
+
+  it('leaves out values that are not JSON data', () => {
+    expect(keyFacts({ at: new Date(0), big: 10n, id: 'a_1' }, { locale: 'en-US' })).toEqual([{ path: 'id', label: 'ID', value: 'a_1', kind: 'identifier' }]);
+  });
+
+  it('formats an amount written as a JSON number, a negative zero and a small negative amount', () => {
+    expect(keyFacts({ price: { amount: 70, currency: 'USD' }, a: { amount: '-0.00', currency: 'USD' }, b: { amount: '-5', currency: 'USD' } }, { locale: 'en-US' })).toEqual([
+      { path: 'price', label: 'Price', value: '$70.00', kind: 'money', direction: 'charge' },
+      { path: 'a', label: 'A', value: '$0.00', kind: 'money', direction: 'none' },
+      { path: 'b', label: 'B', value: '-$5.00', kind: 'money', direction: 'refund' },
+    ]);
+  });
+
+  it('shows at least the currency digits of a four-digit currency, and more when the amount has them', () => {
+    const value = (amount: string, currency: string) => keyFacts({ price: { amount, currency } }, { locale: 'en-US' })[0]!.value;
+    expect(value('1.123', 'CLF')).toBe('CLF\u00A01.1230');
+    expect(value('1.12345', 'CLF')).toBe('CLF\u00A01.12345');
+    expect(value('1.5', 'KWD')).toBe('KWD\u00A01.500');
+  });
+});
+
+describe('keyFacts, dates', () => {
+  const value = (v: string) => keyFacts({ when: v }, { locale: 'en-US', timeZone: 'UTC' })[0]!;
+
+  it.each([
+    ['2026-10-08T21:20:00+02:00', /^Oct 8, 2026, 7:20\sPM UTC$/],
+    ['2026-10-08T12:20:00+05:30', /^Oct 8, 2026, 6:50\sAM UTC$/],
+    ['2026-10-08T12:20:00-05:30', /^Oct 8, 2026, 5:50\sPM UTC$/],
+    ['2026-10-08T12:20:00z', /^Oct 8, 2026, 12:20\sPM UTC$/],
+  ])('reads the offset of %s', (written, shown) => {
+    expect(value(written)).toMatchObject({ kind: 'date', value: expect.stringMatching(shown) });
+  });
+
+  it.each(['2026-13-01', '2026-00-10', '2026-01-15T24:00', '2026-01-15T10:60', '2026-04-31'])('shows %s, which is no date, as written', (written) => {
+    expect(value(written)).toEqual({ path: 'when', label: 'When', value: written, kind: 'identifier' });
+  });
+});
+
+describe('keyFacts, limits', () => {
+  const nest = (depth: number, wrap: (inner: unknown) => unknown): unknown => (depth === 0 ? 'deep_1' : wrap(nest(depth - 1, wrap)));
+
+  it('reads values 16 levels deep and no deeper, in objects and in lists', () => {
+    const inObject = (inner: unknown) => ({ a: inner });
+    const inList = (inner: unknown) => [inner];
+    const found = (terms: unknown) => keyFacts(terms as Record<string, unknown>, { locale: 'en-US' }).map((f) => [f.path, f.value]);
+    expect(found(nest(16, inObject))).toEqual([[Array(16).fill('a').join('.'), 'deep_1']]);
+    expect(found(nest(17, inObject))).toEqual([]);
+    expect(found({ a: nest(15, inList) })).toEqual([[`a${'[0]'.repeat(15)}`, 'deep_1']]);
+    expect(found({ a: nest(16, inList) })).toEqual([]);
+  });
+
+  it('looks at 200 values at most', () => {
+    const terms = Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`ref_${i}`, `id_${i}`]));
+    const facts = keyFacts(terms, { locale: 'en-US', limit: 1_000 });
+    expect(facts).toHaveLength(200);
+    expect(facts.at(-1)).toEqual({ path: 'ref_199', label: 'Ref 199', value: 'id_199', kind: 'identifier' });
+  });
+
+  it('accepts a limit of 0', () => {
+    expect(keyFacts(TERMS, { limit: 0 })).toEqual([]);
+  });
+});
+
+describe('keyFacts and youApproveLine, refusals', () => {
+  it.each([
+    [null, 'options: expected an object, got null'],
+    [5, 'options: expected an object, got a number'],
+    [{ limit: -1 }, 'options.limit: expected a whole number, 0 or more, got -1'],
+    [{ limit: 1.5 }, 'options.limit: expected a whole number, 0 or more, got 1.5'],
+    [{ limit: '3' }, 'options.limit: expected a whole number, 0 or more, got a string of 1 character'],
+  ])('refuses the options %j', (options, message) => {
+    expect(() => keyFacts(TERMS, options as never)).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID', message }));
+  });
+
+  it('says which of locale or time zone Intl does not know, with the cause', () => {
+    expect(() => keyFacts(TERMS, { locale: 'not a locale!' })).toThrow(
+      expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID', message: 'options.locale: expected a locale Intl knows, got one it does not', cause: expect.any(RangeError) }),
+    );
+    expect(() => keyFacts(TERMS, { timeZone: 'Mars/Olympus' })).toThrow(
+      expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID', message: 'options.timeZone: expected a time zone Intl knows, got one it does not', cause: expect.any(RangeError) }),
+    );
+  });
+
+  it('says what it got instead of terms or facts', () => {
+    expect(() => keyFacts([] as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_OPERATION_INVALID', message: 'operation.terms: expected a JSON object (spec section 3), got an array of 0 items' }),
+    );
+    expect(() => youApproveLine('x' as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID', message: 'facts: expected the list keyFacts returns, got a string of 1 character' }),
+    );
+  });
+});
+
+describe('dates before the year 100', () => {
+  it('shows them as written, not as the 1900s Date.UTC would make of them', () => {
+    const shown = (when: string) => keyFacts({ when }, { locale: 'en-US', timeZone: 'UTC' })[0]!.value;
+    expect(shown('0050-01-01')).toBe('0050-01-01');
+    expect(shown('0099-12-31T10:00:00Z')).toBe('0099-12-31T10:00:00Z');
+    expect(shown('0100-01-01')).toBe('Jan 1, 100');
+  });
+});

@@ -233,3 +233,254 @@ describe('inspectCompanyName: the name as given, hidden characters', () => {
     for (const finding of [overlay!, whole!]) expect(finding.message).not.toContain('\u200b');
   });
 });
+
+describe('inspectCompanyName: which letters a mixed-script finding names', () => {
+  const mixed = (key: string, substitutions: string[], message: string): NameFinding => ({
+    code: 'mixed-script',
+    severity: 'danger',
+    message,
+    text: { key, substitutions },
+  });
+
+  it('names a repeated odd letter once', () => {
+    expect(inspectCompanyName('G\u043e\u043egle')).toEqual([
+      mixed(
+        'name_mixedScriptsLookalike',
+        ['Latin, Cyrillic', '\u201C\u043e\u201D (U+043E)', 'Cyrillic'],
+        'The name mixes letters of different scripts (Latin, Cyrillic): \u201C\u043e\u201D (U+043E) is Cyrillic and only looks like a Latin letter or digit.',
+      ),
+    ]);
+  });
+
+  it('takes Latin as the main script on a tie, wherever the Latin letters stand', () => {
+    expect(inspectCompanyName('ab\u0416\u0416')).toEqual([
+      mixed(
+        'name_mixedScripts',
+        ['Latin, Cyrillic', '\u201C\u0416\u201D (U+0416)', 'Cyrillic'],
+        'The name mixes letters of different scripts (Latin, Cyrillic): \u201C\u0416\u201D (U+0416) is Cyrillic.',
+      ),
+    ]);
+    expect(inspectCompanyName('\u0416\u0416ab')[0]!.text.substitutions[0]).toBe('Latin, Cyrillic');
+  });
+
+  it('takes the first of two equally used non-Latin scripts as the main one', () => {
+    expect(inspectCompanyName('\u0416\u0416\u03bb\u03bb')[0]!.text).toEqual({
+      key: 'name_mixedScripts',
+      substitutions: ['Cyrillic, Greek', '\u201C\u03bb\u201D (U+03BB)', 'Greek'],
+    });
+  });
+
+  it('leaves out a script allowed beside the main one (Han beside Latin) and names only the other', () => {
+    expect(inspectCompanyName('Stormline\u6771\u0416')).toEqual([
+      mixed(
+        'name_mixedScripts',
+        ['Latin, Cyrillic', '\u201C\u0416\u201D (U+0416)', 'Cyrillic'],
+        'The name mixes letters of different scripts (Latin, Cyrillic): \u201C\u0416\u201D (U+0416) is Cyrillic.',
+      ),
+    ]);
+  });
+
+  it('names every other script when each is allowed beside Latin but not together (kana and Hangul)', () => {
+    expect(inspectCompanyName('Stormline \u30bd \uc0bc')).toEqual([
+      mixed(
+        'name_mixedScriptsMany',
+        ['Latin, Katakana, Hangul', '\u201C\u30bd\u201D (U+30BD), \u201C\uc0bc\u201D (U+C0BC)', 'Latin'],
+        'The name mixes letters of different scripts (Latin, Katakana, Hangul): \u201C\u30bd\u201D (U+30BD), \u201C\uc0bc\u201D (U+C0BC) are not Latin.',
+      ),
+    ]);
+  });
+});
+
+describe('inspectCompanyName: which characters count as look-alikes', () => {
+  it('reports a mathematical letter beside Han, where only fullwidth forms are excused', () => {
+    expect(inspectCompanyName('\u6771\u4eac\u{1D412}hop')).toEqual([
+      {
+        code: 'confusable',
+        severity: 'danger',
+        message: '\u201C\u{1D412}\u201D (U+1D412) in the name only looks like an ordinary letter or digit; it is a different character.',
+        text: { key: 'name_confusable', substitutions: ['\u201C\u{1D412}\u201D (U+1D412)'] },
+      },
+    ]);
+  });
+
+  it.each([
+    ['a squared capital A (outside the mathematical block, not a look-alike)', 'Sto\u{1F130}mline'],
+    ['a mathematical bold pi (its plain form looks like no Latin letter)', 'Sto\u{1D6D1}mline'],
+    ['a look-alike sign after the last letter', 'Lumber\u22232'],
+    ['a look-alike sign before the first letter', '2\u2223Lumber'],
+    ['a look-alike sign at the start of the name', '\u2223Storm'],
+    ['a look-alike sign at the end of the name', 'Storm\u2223'],
+  ])('raises nothing for %s', (_what, name) => {
+    expect(inspectCompanyName(name)).toEqual([]);
+  });
+
+  it('reports a Latin-looking symbol in a name of another script', () => {
+    expect(codes('\u041c\u043e\u0441\u043a\u0432\u0430 \u{1D412}')).toEqual(['confusable:danger']);
+  });
+
+  it('reports a sign between two letters with a line feed between them', () => {
+    expect(codes('Storm\u2223\nine')).toEqual(['confusable:danger']);
+  });
+
+  it('lists several look-alikes in one finding', () => {
+    expect(inspectCompanyName('P\u0251yments Lt\u017f')).toEqual([
+      {
+        code: 'confusable',
+        severity: 'danger',
+        message: '\u201C\u0251\u201D (U+0251), \u201C\u017f\u201D (U+017F) in the name only look like ordinary letters or digits; they are different characters.',
+        text: { key: 'name_confusableMany', substitutions: ['\u201C\u0251\u201D (U+0251), \u201C\u017f\u201D (U+017F)'] },
+      },
+    ]);
+  });
+
+  it('does not add a whole-script finding to a Latin name made only of look-alikes', () => {
+    expect(codes('\u0251\u017f')).toEqual(['confusable:danger']);
+  });
+
+  it('does not add a whole-script finding when a look-alike symbol is already reported', () => {
+    expect(codes('\u0420\u0430\u0443\u0440\u0430\u04cf \u{1D412}')).toEqual(['confusable:danger']);
+    expect(inspectCompanyName('\u0420\u0430\u0443\u0440\u0430\u04cf \u{1D412}')[0]!.text.key).toBe('name_confusable');
+  });
+
+  it('does not add a whole-script finding when the scripts are already reported as mixed', () => {
+    expect(inspectCompanyName('\u0420\u0430\u0443\u0440\u0430\u0391\u0392')).toEqual([
+      {
+        code: 'mixed-script',
+        severity: 'danger',
+        message: 'The name mixes letters of different scripts (Cyrillic, Greek): \u201C\u0391\u201D (U+0391), \u201C\u0392\u201D (U+0392) are not Cyrillic.',
+        text: { key: 'name_mixedScriptsMany', substitutions: ['Cyrillic, Greek', '\u201C\u0391\u201D (U+0391), \u201C\u0392\u201D (U+0392)', 'Cyrillic'] },
+      },
+    ]);
+  });
+
+  it('reports a whole-script confusable in an uncommon script without naming it', () => {
+    expect(inspectCompanyName('\ua4d0\ua4ee')).toEqual([
+      {
+        code: 'confusable',
+        severity: 'danger',
+        message: 'Every letter of \u201C\ua4d0\ua4ee\u201D is from an uncommon script but looks like a Latin letter or digit.',
+        text: { key: 'name_wholeScriptUncommon', substitutions: ['\u201C\ua4d0\ua4ee\u201D'] },
+      },
+    ]);
+  });
+
+  it('shows a line feed in the quoted name as a token', () => {
+    expect(inspectCompanyName('\u0420\u0430\u0443\u0440\u0430\u04cf\n')).toEqual([
+      {
+        code: 'confusable',
+        severity: 'danger',
+        message: 'Every letter of \u201C\u0420\u0430\u0443\u0440\u0430\u04cf\u27e8U+000A\u27e9\u201D is Cyrillic but looks like a Latin letter or digit.',
+        text: { key: 'name_wholeScript', substitutions: ['\u201C\u0420\u0430\u0443\u0440\u0430\u04cf\u27e8U+000A\u27e9\u201D', 'Cyrillic'] },
+      },
+    ]);
+  });
+});
+
+describe('inspectCompanyName: combining marks, exactly', () => {
+  const mark = (severity: 'danger' | 'warning', key: string, substitutions: string[], message: string): NameFinding => ({
+    code: 'combining-mark',
+    severity,
+    message,
+    text: { key, substitutions },
+  });
+
+  it('keeps a line feed between letter and mark inside the cluster, shown as a token', () => {
+    expect(inspectCompanyName('S\n\u0336tormline')).toEqual([
+      mark(
+        'danger',
+        'name_markDrawnOver',
+        ['\u201CS\u27e8U+000A\u27e9\u0336\u201D (S + U+0336)'],
+        '\u201CS\u27e8U+000A\u27e9\u0336\u201D (S + U+0336) has a mark drawn over or around it, which can disguise the letter.',
+      ),
+    ]);
+  });
+
+  it('describes a mark at the very start of the name by the mark alone', () => {
+    expect(inspectCompanyName('\u0336abc')).toEqual([
+      mark('danger', 'name_markDrawnOver', ['\u201C\u0336\u201D (U+0336)'], '\u201C\u0336\u201D (U+0336) has a mark drawn over or around it, which can disguise the letter.'),
+    ]);
+  });
+
+  it('allows two marks at most at the very start of the name', () => {
+    expect(inspectCompanyName('\u0301\u0302\u0303abc')).toEqual([
+      mark(
+        'danger',
+        'name_marksStacked',
+        ['\u201C\u0301\u0302\u0303\u201D (U+0301 + U+0302 + U+0303)'],
+        '\u201C\u0301\u0302\u0303\u201D (U+0301 + U+0302 + U+0303) has marks stacked on one character, which can hide what the letter is.',
+      ),
+    ]);
+  });
+
+  it('excuses only the keycap on a digit, not another enclosing mark', () => {
+    expect(inspectCompanyName('Top 1\u20dd Deals')).toEqual([
+      mark('danger', 'name_markDrawnOver', ['\u201C1\u20dd\u201D (1 + U+20DD)'], '\u201C1\u20dd\u201D (1 + U+20DD) has a mark drawn over or around it, which can disguise the letter.'),
+    ]);
+  });
+
+  it('reports an overlay mark even beside an ordinary accent on the same letter', () => {
+    expect(inspectCompanyName('S\u0301\u0336tormline')).toEqual([
+      mark(
+        'danger',
+        'name_markDrawnOver',
+        ['\u201CS\u0301\u0336\u201D (S + U+0301 + U+0336)'],
+        '\u201CS\u0301\u0336\u201D (S + U+0301 + U+0336) has a mark drawn over or around it, which can disguise the letter.',
+      ),
+    ]);
+  });
+
+  it('accepts two marks on a Latin letter, only warning that NFC would compose them', () => {
+    expect(inspectCompanyName('Vie\u0323\u0302t')).toEqual([
+      mark(
+        'warning',
+        'name_decomposed',
+        ['\u201Ce\u0323\u0302\u201D (e + U+0323 + U+0302)', '\u201C\u1ec7\u201D'],
+        '\u201Ce\u0323\u0302\u201D (e + U+0323 + U+0302) is a letter plus a separate accent mark: it looks like the usual \u201C\u1ec7\u201D but is written differently, so it may not match the real name.',
+      ),
+    ]);
+  });
+
+  it('reports several letters with marks drawn over them in one finding', () => {
+    expect(inspectCompanyName('S\u0336tormlin\u0336e')).toEqual([
+      mark(
+        'danger',
+        'name_markDrawnOverMany',
+        ['\u201CS\u0336\u201D (S + U+0336), \u201Cn\u0336\u201D (n + U+0336)'],
+        '\u201CS\u0336\u201D (S + U+0336), \u201Cn\u0336\u201D (n + U+0336) have marks drawn over or around them, which can disguise the letters.',
+      ),
+    ]);
+  });
+
+  it('reports one letter with stacked marks', () => {
+    expect(inspectCompanyName('Z\u0301\u0302\u0303algo')).toEqual([
+      mark(
+        'danger',
+        'name_marksStacked',
+        ['\u201CZ\u0301\u0302\u0303\u201D (Z + U+0301 + U+0302 + U+0303)'],
+        '\u201CZ\u0301\u0302\u0303\u201D (Z + U+0301 + U+0302 + U+0303) has marks stacked on one character, which can hide what the letter is.',
+      ),
+    ]);
+  });
+
+  it('reports several letters with stacked marks in one finding', () => {
+    expect(inspectCompanyName('Z\u0301\u0302\u0303alg\u0301\u0302\u0303o')).toEqual([
+      mark(
+        'danger',
+        'name_marksStackedMany',
+        ['\u201CZ\u0301\u0302\u0303\u201D (Z + U+0301 + U+0302 + U+0303), \u201Cg\u0301\u0302\u0303\u201D (g + U+0301 + U+0302 + U+0303)'],
+        '\u201CZ\u0301\u0302\u0303\u201D (Z + U+0301 + U+0302 + U+0303), \u201Cg\u0301\u0302\u0303\u201D (g + U+0301 + U+0302 + U+0303) have marks stacked on one character, which can hide what the letter is.',
+      ),
+    ]);
+  });
+
+  it('warns once about several letters written with separate accents', () => {
+    expect(inspectCompanyName('Cafe\u0301 Mu\u0308ller')).toEqual([
+      mark(
+        'warning',
+        'name_decomposedMany',
+        ['\u201Ce\u0301\u201D (e + U+0301), \u201Cu\u0308\u201D (u + U+0308)'],
+        '\u201Ce\u0301\u201D (e + U+0301), \u201Cu\u0308\u201D (u + U+0308) are letters plus separate accent marks: they look usual but are written differently, so they may not match the real name.',
+      ),
+    ]);
+  });
+});

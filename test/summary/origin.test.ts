@@ -209,3 +209,141 @@ describe('displayOrigin', () => {
     },
   );
 });
+
+describe('displayOrigin: the IDN policy, character by character', () => {
+  it.each([
+    ['a combining mark over a hyphen, as it would be over a letter', 'https://x-\u0301y.com', ['idn-lookalike']],
+    ['a long-stroke overlay over a hyphen', 'https://x-\u0338y.com', ['idn-lookalike']],
+    ['a combining mark on a Greek letter', 'https://\u03bb\u0330\u03bc.com', ['idn-lookalike']],
+    ['a combining mark on a Cyrillic letter', 'https://\u0434\u0330\u043e\u043c.com', ['idn-lookalike']],
+    ['an Arabic vowel mark', 'https://\u0645\u064f\u062d\u0645\u062f.com', []],
+    ['a symbol among kana', 'https://\u30c6\u30b9\u30c8\u2606.jp', ['idn-lookalike']],
+    ['the long-vowel mark without kana', 'https://\u4f8b\u30fc.jp', ['idn-lookalike']],
+    ['a middle dot before an l only', 'https://co\u00b7legi.cat', ['idn-lookalike']],
+    ['a middle dot after an l only', 'https://col\u00b7egi.cat', ['idn-lookalike']],
+    ['a sign other than the middle dot between two l', 'https://col\u2044legi.cat', ['idn-lookalike']],
+    ['an ASCII digit and hyphen in a Unicode label', 'https://b\u00fccher-1.de', []],
+    ['a hyphen beside Devanagari digits', 'https://\u092d\u093e\u0930\u0924-\u0967.com', []],
+    ['ASCII 0 with a Devanagari digit', 'https://\u092d\u093e\u0930\u09240\u0967.com', ['idn-mixed-digits']],
+    ['ASCII 9 with a Devanagari digit', 'https://\u092d\u093e\u0930\u09249\u0967.com', ['idn-mixed-digits']],
+    ['a hyphen in an all-Cyrillic look-alike', 'https://\u0430\u0440\u0440-\u0430.com', ['idn-whole-script-confusable']],
+    ['a look-alike digit with another digit of its script', 'https://\u0966\u0967.com', ['idn-whole-script-confusable']],
+    ['a label of one symbol', 'https://\u2606.com', ['idn-lookalike']],
+    ['look-alikes of two scripts', 'https://\u0430\u03bf.com', ['idn-mixed-script']],
+    ['a Latin look-alike alone under a Cyrillic top-level domain', 'https://\u0251.\u0440\u0444', ['idn-lookalike']],
+  ])('%s: %s gives exactly %j', (_what, url, expected) => {
+    const origin = displayOrigin(url);
+    expect(origin.warnings.map((w) => w.code)).toEqual(expected);
+    expect(origin.punycode).toBe(expected.length > 0);
+  });
+
+  it('keeps a label with an ASCII digit in Unicode', () => {
+    expect(displayOrigin('https://b\u00fccher1.de')).toMatchObject({ host: 'b\u00fccher1.de', punycode: false, warnings: [] });
+  });
+});
+
+describe('displayOrigin: subdomain length', () => {
+  it('keeps a subdomain of exactly the maximum length whole', () => {
+    const sub = 'a'.repeat(24);
+    const origin = displayOrigin(`https://${sub}.example.com`);
+    expect(origin).toMatchObject({ subdomain: sub, fullSubdomain: sub, display: `https://${sub}.example.com`, warnings: [] });
+  });
+
+  it('accepts a maximum of 2', () => {
+    expect(displayOrigin('https://ab.example.com', { maxSubdomainLength: 2 }).subdomain).toBe('ab');
+    expect(displayOrigin('https://abc.example.com', { maxSubdomainLength: 2 }).subdomain).toBe('\u2026c');
+  });
+
+  it.each([1, 0, 2.5, Number.NaN])('refuses a maximum of %s', (max) => {
+    expect(() => displayOrigin('https://example.com', { maxSubdomainLength: max })).toThrow(
+      expect.objectContaining({
+        name: 'CountersignError',
+        code: 'ERR_ARGUMENT_INVALID',
+        message: `maxSubdomainLength: expected an integer of at least 2, got ${String(max)}`,
+      }),
+    );
+  });
+});
+
+describe('displayOrigin: refused origins, with the reason', () => {
+  const refusal = (url: unknown): unknown => {
+    try {
+      displayOrigin(url as string);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('says a non-string origin is not a URL, by its type', () => {
+    expect(refusal(42)).toMatchObject({ name: 'CountersignError', code: 'ERR_ARGUMENT_INVALID', message: 'origin: expected an http or https URL, got a number' });
+  });
+
+  it('says a string the URL parser refuses is not a URL, and keeps the parser error as the cause', () => {
+    const error = refusal('not a url') as Error;
+    expect(error).toMatchObject({ code: 'ERR_ARGUMENT_INVALID', message: 'origin: expected an http or https URL, got a string that is not a URL' });
+    expect(error.cause).toBeInstanceOf(TypeError);
+  });
+
+  it('names the scheme it refuses', () => {
+    expect(refusal('ftp://example.com')).toMatchObject({ code: 'ERR_ARGUMENT_INVALID', message: 'origin: expected an http or https URL, got the scheme ftp:' });
+  });
+});
+
+describe('displayOrigin: more of what the window shows', () => {
+  it('warns about a password even without a user name', () => {
+    expect(codes('https://:secret@example.com')).toEqual(['credentials-in-url']);
+  });
+
+  it('shows an IP address as it is, never as punycode', () => {
+    expect(displayOrigin('https://192.0.2.7')).toEqual({
+      scheme: 'https',
+      host: '192.0.2.7',
+      asciiHost: '192.0.2.7',
+      punycode: false,
+      subdomain: '',
+      fullSubdomain: '',
+      registrableDomain: '192.0.2.7',
+      port: '',
+      display: 'https://192.0.2.7',
+      spelledDomain: null,
+      ownerSentence: 'This site is the IP address 192.0.2.7.',
+      ownerText: { key: 'origin_ownerIp', substitutions: ['192.0.2.7'] },
+      warnings: [
+        {
+          code: 'ip-address',
+          message: 'The Company is known only by an IP address, not by a domain name.',
+          text: { key: 'origin_ipAddress', substitutions: [] },
+        },
+      ],
+    });
+  });
+
+  it('finds a spelled domain that ends before the last subdomain label', () => {
+    const origin = displayOrigin('https://shop.paypal.com.qqq.evil.co');
+    expect(origin.spelledDomain).toBe('paypal.com');
+    expect(origin.warnings).toEqual([
+      {
+        code: 'subdomain-spells-domain',
+        message: 'This site is evil.co. The address starts with \u201Cshop.paypal.com\u201D, which reads like paypal.com but is not the site.',
+        text: { key: 'origin_subdomainSpellsDomain', substitutions: ['evil.co', 'shop.paypal.com', 'paypal.com'] },
+      },
+    ]);
+  });
+
+  it('does not take a two-letter label outside the Public Suffix List for an ending', () => {
+    const origin = displayOrigin('https://foo.zz.evil.co');
+    expect(origin.spelledDomain).toBeNull();
+    expect(origin.warnings).toEqual([]);
+  });
+
+  it('names the site without its trailing dot when the subdomain spells a domain', () => {
+    expect(displayOrigin('https://paypal.com.evil.example.').warnings).toEqual([
+      {
+        code: 'subdomain-spells-domain',
+        message: 'This site is evil.example. The address starts with \u201Cpaypal.com\u201D, which is not the site.',
+        text: { key: 'origin_subdomainIsDomain', substitutions: ['evil.example', 'paypal.com'] },
+      },
+    ]);
+  });
+});

@@ -192,3 +192,73 @@ describe('the display limit', () => {
     }
   });
 });
+
+describe('cutSummary, at the edges of the cut', () => {
+  const long = (text: string, length: number) => text + 'x'.repeat(length - text.length);
+
+  it('cuts at the limit itself when the text has no white space at all', () => {
+    expect(cutSummary('abcdefgh', 5)).toEqual({ shown: 'abcde', truncated: true });
+  });
+
+  it('keeps a whole surrogate pair that ends at the limit, and steps back from one cut in half', () => {
+    // 'ab' + U+1F600 (D83D DE00) + 'cd'
+    expect(cutSummary('ab\u{1F600}cd', 4)).toEqual({ shown: 'ab\u{1F600}', truncated: true });
+    expect(cutSummary('ab\u{1F600}cd', 3)).toEqual({ shown: 'ab', truncated: true });
+  });
+
+  it('steps back from the first and the last high surrogates (U+D800 and U+DBFF)', () => {
+    expect(cutSummary('ab\u{10000}cd', 3)).toEqual({ shown: 'ab', truncated: true });
+    expect(cutSummary('ab\u{10FC00}cd', 3)).toEqual({ shown: 'ab', truncated: true });
+  });
+
+  it('does not step back from a character just past the high surrogates', () => {
+    // U+DC00 alone (a low surrogate) ends the cut: it is not the start of a pair.
+    expect(cutSummary('ab\uDC00cd', 3)).toEqual({ shown: 'ab\uDC00', truncated: true });
+  });
+
+  it('looks for white space in the last 200 code units only', () => {
+    // The space at index 0 is 201 units from the limit: too far, so the cut is at the limit.
+    const text = long(' ', 400);
+    expect(cutSummary(text, 201).shown).toBe(text.slice(0, 201));
+    // At index 1, exactly 200 units back: the cut is there.
+    const near = 'x ' + 'x'.repeat(398);
+    expect(cutSummary(near, 201).shown).toBe('x');
+  });
+
+  it.each([
+    ['a line feed', '\n'],
+    ['a tab', '\t'],
+    ['a carriage return', '\r'],
+    ['a space', ' '],
+  ])('cuts at %s', (_, space) => {
+    expect(cutSummary(`Pay${space}$1,000,000.00 now`, 12)).toEqual({ shown: 'Pay', truncated: true });
+  });
+
+  it('does not cut at other white space (a no-break space stays inside the word)', () => {
+    expect(cutSummary('Pay\u00A0$1,000,000.00 now', 12)).toEqual({ shown: 'Pay\u00A0$1,000,0', truncated: true });
+  });
+
+  it('names the bad limit and the bad summary in its errors', () => {
+    expect(() => cutSummary('x', 0)).toThrow('limit: expected a positive integer or Infinity, got 0');
+    expect(() => prepareSummary(42 as unknown as string)).toThrow(/^summary: expected a string, got /);
+  });
+});
+
+describe('the sanitizer on its own (the second wall)', () => {
+  it('keeps `start` on an ordered list only, and only as a number', () => {
+    expect(sanitizeToHtml('<ol start="3"><li>a</li></ol>', window).value).toBe('<ol start="3"><li>a</li></ol>');
+    expect(sanitizeToHtml('<ol start="3x"><li>a</li></ol>', window).value).toBe('<ol><li>a</li></ol>');
+    expect(sanitizeToHtml('<ul start="3"><li>a</li></ul>', window).value).toBe('<ul><li>a</li></ul>');
+  });
+
+  it('counts each attribute it takes out', () => {
+    expect(sanitizeToHtml('<ul start="3"><li>a</li></ul>', window).removed).toBe(1);
+    expect(sanitizeToHtml('<p title="x" class="y">a</p>', window)).toEqual({ value: '<p>a</p>', removed: 2 });
+  });
+
+  it('refuses a window DOMPurify cannot work in', () => {
+    expect(() => sanitizeToHtml('<p>a</p>', {} as typeof window)).toThrow(
+      expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID', message: 'window: expected a DOM window DOMPurify supports, got one it does not' }),
+    );
+  });
+});
