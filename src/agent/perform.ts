@@ -7,7 +7,7 @@ import type { Approval } from '../protocol/approval';
 import { companyFromPoppyJson, type Company } from '../protocol/company';
 import { CountersignError, isCountersignError } from '../protocol/errors';
 import { ID_RULE, isId } from '../protocol/id';
-import { describeValue } from '../protocol/issues';
+import { describeNumber, describeValue } from '../protocol/issues';
 import { isPlainObject, toJsonValue } from '../protocol/json';
 import type { Operation } from '../protocol/operation';
 import type { ApprovalResult, Companion, RequestContext, SessionContext } from './companion';
@@ -596,7 +596,7 @@ async function prepare(input: PerformCommon & { approvalIdempotencyKey?: 'fresh'
   for (const [key, value] of Object.entries(retry)) {
     if (!Number.isFinite(value) || value < 0 || (key === 'attempts' && (!Number.isInteger(value) || value < 1))) {
       const wanted = key === 'attempts' ? 'a whole number ≥ 1' : 'a number ≥ 0';
-      throw new CountersignError('ERR_ARGUMENT_INVALID', `retry.${key}: expected ${wanted}, got ${typeof value === 'number' ? String(value) : describeValue(value)}`);
+      throw new CountersignError('ERR_ARGUMENT_INVALID', `retry.${key}: expected ${wanted}, got ${describeNumber(value)}`);
     }
   }
   input.signal?.throwIfAborted();

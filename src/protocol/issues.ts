@@ -75,6 +75,14 @@ function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * A number as written (a bound the caller passed is no secret, and "got 1.5" says more than "got a
+ * number"); anything else as `describeValue` says it.
+ */
+export function describeNumber(value: unknown): string {
+  return typeof value === 'number' ? String(value) : describeValue(value);
+}
+
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return `a string of ${counted(value.length, 'character')}`;
   const type = jsonTypeName(value);

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { B64U_PATTERN, base64urlDecode, base64urlEncode } from './base64url';
 import { canonicalJson } from './canonical-json';
 import { CountersignError, isCountersignError } from './errors';
-import { describeValue, isObject } from './issues';
+import { describeNumber, describeValue, isObject } from './issues';
 import { parseWith } from './parse-with';
 import { RFC3339_RULE, checkRfc3339 } from './rfc3339';
 import { sha256, subtle } from './webcrypto';
@@ -390,7 +390,7 @@ function checkOptions(options: VerifyPasskeyAssertionOptions): CheckedOptions {
   }
   if (typeof origin !== 'string' || origin.length === 0) throw argumentInvalid(`options.origin: expected the approval window's origin, got ${describeValue(origin)}`);
   if (!Number.isInteger(previousSignCount) || previousSignCount < 0 || previousSignCount > 0xffffffff) {
-    throw argumentInvalid(`options.previousSignCount: expected an integer from 0 to 4294967295, got ${typeof previousSignCount === 'number' ? String(previousSignCount) : describeValue(previousSignCount)}`);
+    throw argumentInvalid(`options.previousSignCount: expected an integer from 0 to 4294967295, got ${describeNumber(previousSignCount)}`);
   }
   return { credential, challenge: base64urlEncode(challenge), origin, previousSignCount };
 }

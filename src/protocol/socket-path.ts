@@ -1,6 +1,6 @@
 import { B64U_32_PATTERN, B64U_32_RULE } from './base64url';
 import { CountersignError } from './errors';
-import { describeValue } from './issues';
+import { describeNumber, describeValue } from './issues';
 
 /**
  * Where agents connect: the socket (Unix) or pipe (Windows) the bridge listens on for one
@@ -49,7 +49,7 @@ export function agentSocketCandidates(input: SocketPathInput): string[] {
   const file = `${input.thumbprint}.sock`;
   if (input.platform === 'win32') return [`\\\\.\\pipe\\countersign-${pipeUserName(input.username)}-${input.thumbprint}`];
   if (!Number.isInteger(input.uid) || input.uid < 0) {
-    throw new CountersignError('ERR_ARGUMENT_INVALID', `uid: expected a non-negative integer, got ${typeof input.uid === 'number' ? String(input.uid) : describeValue(input.uid)}`);
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `uid: expected a non-negative integer, got ${describeNumber(input.uid)}`);
   }
   const out: string[] = [];
   const runtime = input.env['XDG_RUNTIME_DIR'];

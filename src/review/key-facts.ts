@@ -9,7 +9,7 @@
  * (`revealHidden`), and long text is cut.
  */
 import { CountersignError } from '../protocol/errors.ts';
-import { describeValue } from '../protocol/issues.ts';
+import { describeNumber, describeValue } from '../protocol/issues.ts';
 import { inspectText, revealHidden } from '../summary/text-inspection.ts';
 import { keyWords, termsMoney, type MoneyDirection } from './money.ts';
 import { canonicalDecimal } from './statements.ts';
@@ -126,7 +126,7 @@ function checkOptions(options: KeyFactsOptions): void {
   if (typeof options !== 'object' || options === null) throw new CountersignError('ERR_ARGUMENT_INVALID', `options: expected an object, got ${describeValue(options)}`);
   const { locale, timeZone, limit } = options;
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) {
-    throw new CountersignError('ERR_ARGUMENT_INVALID', `options.limit: expected a whole number, 0 or more, got ${typeof limit === 'number' ? String(limit) : describeValue(limit)}`);
+    throw new CountersignError('ERR_ARGUMENT_INVALID', `options.limit: expected a whole number, 0 or more, got ${describeNumber(limit)}`);
   }
   try {
     if (locale !== undefined) Intl.getCanonicalLocales(locale);

@@ -225,7 +225,7 @@ function findCues(text: string): Cue[] {
 }
 
 function sameKind(values: readonly MoneyDirection[]): MoneyDirection | null {
-  return values.length > 0 && !values.includes('none') && new Set(values).size === 1 ? values[0]! : null;
+  return !values.includes('none') && new Set(values).size === 1 ? values[0]! : null;
 }
 
 class WordingReview {

@@ -28,7 +28,7 @@
 import punycode from 'punycode.js';
 import { parse as parseHost } from 'tldts';
 import { CountersignError } from '../protocol/errors.ts';
-import { describeValue } from '../protocol/issues.ts';
+import { describeNumber, describeValue } from '../protocol/issues.ts';
 import { ASCII_LOOKALIKES } from './lookalikes.ts';
 import type { Localized, MessageText } from './message-text.ts';
 import { summaryText, type SummaryMessageKey } from './messages.ts';
@@ -148,7 +148,9 @@ function labelProblems(label: string, tldScripts: ReadonlySet<Script>): FixedWar
         scripts.add('Latin');
         allLookalike = false;
       }
-      previousScript = cp === 0x2d ? 'Common' : 'Latin';
+      // A mark over an ASCII letter, digit or hyphen is flagged alike (below), so all of ASCII
+      // counts as Latin here.
+      previousScript = 'Latin';
       return;
     }
     if (DEVIATIONS.has(cp)) problems.add('idn-deviation');
@@ -163,7 +165,7 @@ function labelProblems(label: string, tldScripts: ReadonlySet<Script>): FixedWar
       const catalanDot = cp === MIDDLE_DOT && chars[i - 1] === 'l' && chars[i + 1] === 'l';
       if (!kanaContext && !catalanDot) problems.add('idn-lookalike');
     } else if (script === 'Inherited') {
-      // A mark over a hyphen (Common) draws on it as it would on a letter: "x-\u0338y".
+      // A mark over a Common character (a hyphen, a digit) draws on it as on a letter: "x-\u0338y".
       if (previousScript === 'Latin' || previousScript === 'Greek' || previousScript === 'Cyrillic' || previousScript === 'Common') problems.add('idn-lookalike');
     } else if (script === 'Other') {
       problems.add('idn-uncommon-script');
@@ -253,7 +255,7 @@ function ownerOf(registrable: string, isIp: boolean): Localized {
 
 function checkMax(max: number): number {
   if (Number.isSafeInteger(max) && max >= 2) return max;
-  throw new CountersignError('ERR_ARGUMENT_INVALID', `maxSubdomainLength: expected an integer of at least 2, got ${typeof max === 'number' ? String(max) : describeValue(max)}`);
+  throw new CountersignError('ERR_ARGUMENT_INVALID', `maxSubdomainLength: expected an integer of at least 2, got ${describeNumber(max)}`);
 }
 
 /** The origin as a URL, or ERR_ARGUMENT_INVALID when it is not an http or https URL. */

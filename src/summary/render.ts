@@ -5,7 +5,7 @@
  * freeze the approval window.
  */
 import { CountersignError } from '../protocol/errors.ts';
-import { describeValue } from '../protocol/issues.ts';
+import { describeNumber, describeValue } from '../protocol/issues.ts';
 import { MAX_SUMMARY_LENGTH } from '../protocol/limits.ts';
 import { allowListedHtmlToText, markdownToAllowListedHtml } from './markdown.ts';
 import { resolveWindow, sanitizeToFragment, sanitizeToHtml, type WindowLike } from './sanitize.ts';
@@ -64,7 +64,7 @@ export interface SummaryText {
 
 function checkLimit(limit: number): void {
   if (limit === Infinity || (Number.isSafeInteger(limit) && limit > 0)) return;
-  throw new CountersignError('ERR_ARGUMENT_INVALID', `limit: expected a positive integer or Infinity, got ${typeof limit === 'number' ? String(limit) : describeValue(limit)}`);
+  throw new CountersignError('ERR_ARGUMENT_INVALID', `limit: expected a positive integer or Infinity, got ${describeNumber(limit)}`);
 }
 
 /**
