@@ -369,3 +369,25 @@ describe('spec-breaking switches of the engine', () => {
     expect(operationOf(ops.decide(context(ALEX), plan())).operation_id).toBe(ops.operationId('exc', IDENTITY, 'account:acct_alex'));
   });
 });
+
+describe('an approval the engine cannot read', () => {
+  it('handles a signed-out Session’s approval of an unknown account operation with a malformed revision as no approval', () => {
+    const { ops } = engine();
+    const accountOperation = ops.operationId('exc', IDENTITY, 'account:acct_alex');
+    const decision = ops.decide(context(GUEST, { operation_id: accountOperation, revision: 'not-a-revision' }), plan());
+    expect(decision.kind).toBe('operation');
+  });
+});
+
+describe('while an action is being performed', () => {
+  it('answers a second approval with busy until the perform is expected to end', async () => {
+    const { ops, faults } = engine();
+    faults.holdPerformMs = 5000;
+    const approval = approvalOf(ops.decide(context(ALEX), plan()));
+    const performing = ops.perform(performOf(ops.decide(context(ALEX, approval), plan())));
+    expect(ops.record(ops.operationId('exc', IDENTITY, 'account:acct_alex'))?.status).toBe('performing');
+    expect(ops.decide(context(ALEX, approval), plan())).toMatchObject({ kind: 'busy', retryAfterSeconds: 5 });
+    ops.close();
+    await Promise.race([performing, new Promise((resolve) => setTimeout(resolve, 10))]);
+  });
+});

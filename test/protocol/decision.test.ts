@@ -804,3 +804,69 @@ describe('signing keys and the algorithm they are used with', () => {
     );
   });
 });
+
+describe('signCompactJws and verifyCompactJws, guard by guard', () => {
+  it('refuses a header that is not an object, and a member beyond alg, typ and kid, before any key is used', async () => {
+    const refusal = async (header: unknown) => {
+      const error = await rejection(signCompactJws(header as { alg: string }, utf8('{}'), extension.privateKey));
+      return { code: error.code, message: error.message };
+    };
+    expect(await refusal(null)).toEqual({ code: 'ERR_ARGUMENT_INVALID', message: 'header: expected an object, got null' });
+    expect(await refusal({ alg: 'EdDSA', jwk: 'x' })).toEqual({ code: 'ERR_ARGUMENT_INVALID', message: 'header: expected only alg, typ and kid, got jwk' });
+  });
+
+  it('leaves out a header member that is undefined', async () => {
+    const jws = await signCompactJws({ alg: 'EdDSA', typ: undefined, kid: 'k' }, utf8('{}'), extension.privateKey);
+    expect(JSON.parse(text(base64url.decode(jws.split('.')[0]!)))).toEqual({ kid: 'k', alg: 'EdDSA' });
+  });
+
+  it('reports a key WebCrypto cannot sign with as ERR_KEY_INVALID, with the reason as cause', async () => {
+    const lookalike = { type: 'private', algorithm: { name: 'Ed25519' }, usages: ['sign'] } as unknown as CryptoKey;
+    const error = await rejection(signCompactJws({ alg: 'EdDSA' }, utf8('{}'), lookalike));
+    expect({ code: error.code, message: error.message }).toEqual({ code: 'ERR_KEY_INVALID', message: 'privateKey: signing failed' });
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+
+  it('names the part that is not base64url', async () => {
+    const header = base64url.encode(JSON.stringify({ alg: 'EdDSA' }));
+    await expectError(verifyCompactJws(`${header}=.e30.AAAA`, extension.publicJwk), 'ERR_DECISION_INVALID', /^decision header: expected unpadded base64url$/);
+    await expectError(verifyCompactJws(`${header}.e30=.AAAA`, extension.publicJwk), 'ERR_DECISION_INVALID', /^decision payload: expected unpadded base64url$/);
+  });
+
+  it('keeps why the header is not JSON as the cause', async () => {
+    const error = await rejection(verifyCompactJws(`${base64url.encode('{"alg":')}.e30.AAAA`, extension.publicJwk));
+    expect(error.message).toBe('decision header: expected UTF-8 JSON');
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it('names pinnedKey when the pinned key is not a public key', async () => {
+    await expectError(verifyCompactJws('a.b.c', { kty: 'oct' }), 'ERR_KEY_INVALID', /^pinnedKey/);
+  });
+});
+
+describe('decision times, to the second', () => {
+  it('verifies a decision taken at the very second the operation expires, checked at that instant', async () => {
+    const expiresMs = Date.parse(operation.expires_at);
+    const jws = await signed({ iat: expiresMs / 1000 });
+    await expect(verifyDecision(jws, { ...options(), now: new Date(expiresMs) })).resolves.toMatchObject({ iat: expiresMs / 1000 });
+  });
+
+  it('says the operation has expired, and names an Invalid Date as such', async () => {
+    const jws = await signed();
+    const late = await rejection(verifyDecision(jws, { ...options(), now: new Date('2026-10-08T19:20:00.001Z') }));
+    expect(late.message).toBe('decision.expires_at: the operation has expired');
+    const invalid = await rejection(verifyDecision(jws, { ...options(), now: new Date(Number.NaN) }));
+    expect({ code: invalid.code, message: invalid.message }).toEqual({ code: 'ERR_ARGUMENT_INVALID', message: 'options.now: expected a valid Date, got an Invalid Date' });
+  });
+
+  it('refuses to sign a decision taken after the operation expired, saying so', async () => {
+    const expiresS = Date.parse(operation.expires_at) / 1000;
+    const error = await rejection(signed({ iat: expiresS + 1 }));
+    expect(error.message).toBe("decision.iat: after the operation's expires_at; an expired operation cannot be decided");
+  });
+
+  it('refuses a kid that is not a string even when it reads as a thumbprint', async () => {
+    const kid = { toString: () => extension.thumbprint } as unknown as string;
+    await expectError(signDecision(await claimsFor(), extension.privateKey, extension.alg, kid), 'ERR_KEY_INVALID', "kid: expected the key's RFC 7638 thumbprint");
+  });
+});
