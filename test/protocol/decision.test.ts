@@ -870,3 +870,13 @@ describe('decision times, to the second', () => {
     await expectError(signDecision(await claimsFor(), extension.privateKey, extension.alg, kid), 'ERR_KEY_INVALID', "kid: expected the key's RFC 7638 thumbprint");
   });
 });
+
+describe('a pinned key WebCrypto cannot import', () => {
+  it('is ERR_KEY_INVALID, with the import error as cause (a P-256 point that is not on the curve)', async () => {
+    const offCurve = { kty: 'EC', crv: 'P-256', x: `${'A'.repeat(42)}E`, y: `${'A'.repeat(42)}E` };
+    const jws = `${base64url.encode(JSON.stringify({ alg: 'ES256' }))}.e30.AAAA`;
+    const error = await rejection(verifyCompactJws(jws, offCurve));
+    expect({ code: error.code, message: error.message }).toEqual({ code: 'ERR_KEY_INVALID', message: 'pinnedKey: not a usable public key' });
+    expect(error.cause).toBeDefined();
+  });
+});
