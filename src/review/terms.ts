@@ -111,7 +111,7 @@ const MISSING: unique symbol = Symbol('missing');
 type RequestValue = unknown;
 
 function childOf(request: RequestValue, key: PathSegment): RequestValue {
-  if (typeof key === 'number') return Array.isArray(request) && key < request.length && request[key] !== undefined ? request[key] : MISSING;
+  if (typeof key === 'number') return Array.isArray(request) && request[key] !== undefined ? request[key] : MISSING;
   return isPlainObject(request) && Object.hasOwn(request, key) && request[key] !== undefined ? request[key] : MISSING;
 }
 

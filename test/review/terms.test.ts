@@ -449,3 +449,48 @@ describe('a request that asks for nothing at a place', () => {
     expect(codes({}).map(([, code]) => code)).not.toContain('request-mismatch');
   });
 });
+
+describe('values the review reads the way the summary states them', () => {
+  const findingsOf = (summary: string, terms: Record<string, unknown>, request?: Record<string, unknown>) =>
+    reviewTerms({ summary, terms, request }).map((f) => [f.severity, f.code, f.path]);
+
+  it('finds a decimal written as text stated as a number ("3.50" as 3.5)', () => {
+    expect(findingsOf('Buy 3.5 units.', { quantity: '3.50' })).toEqual([['info', 'request-absent', '']]);
+  });
+
+  it('finds a number stated in the summary', () => {
+    expect(findingsOf('Buy 3 jackets.', { quantity: 3 })).toEqual([['info', 'request-absent', '']]);
+    expect(findingsOf('Buy some jackets.', { quantity: 3 })).toContainEqual(['warning', 'not-in-summary', 'quantity']);
+  });
+
+  it('reads a line feed in a value as a hidden character (values are one line)', () => {
+    expect(findingsOf('Note a b.', { note: 'a\nb' }).map(([, code]) => code)).toContain('hidden-characters');
+  });
+
+  it('treats a request member that is undefined as not asked', () => {
+    expect(findingsOf('Sku a.', { sku: 'a' }, { sku: undefined, other: 'x' }).map(([, code]) => code)).not.toContain('request-mismatch');
+  });
+
+  it('does not read an amount or a currency that is a list as money', () => {
+    expect(checkedOf('Pay $70.00.', { price: { amount: '70.00', currency: 'USD' } })).toContain('amounts-stated');
+    expect(checkedOf('Pay $70.00.', { price: { amount: ['70.00'], currency: 'USD' } })).not.toContain('amounts-stated');
+    expect(checkedOf('Pay $70.00.', { price: { amount: '70.00', currency: ['USD'] } })).not.toContain('amounts-stated');
+  });
+});
+
+describe('what the review says it checked about the amounts in the wording', () => {
+  it('does not claim "no other amounts" when the summary names another currency', () => {
+    const checked = checkedOf('Pay $70.00, that is about 65.00 EUR.', { price: { amount: '70.00', currency: 'USD' } });
+    expect(checked).not.toContain('no-other-amounts');
+    expect(checkedOf('Pay $70.00.', { price: { amount: '70.00', currency: 'USD' } })).toContain('no-other-amounts');
+  });
+
+  it('does not claim "no contradicting words" when the summary turns a refund into a charge', () => {
+    expect(checkedOf('You will be charged $70.00.', { refund: { amount: '70.00', currency: 'USD' } })).not.toContain('no-contradicting-words');
+    expect(checkedOf('You get $70.00 back.', { refund: { amount: '70.00', currency: 'USD' } })).toContain('no-contradicting-words');
+  });
+
+  it('claims nothing about contradicting words when no amount has a direction', () => {
+    expect(checkedOf('Limit $70.00.', { limit: { amount: '70.00', currency: 'USD' } })).not.toContain('no-contradicting-words');
+  });
+});
