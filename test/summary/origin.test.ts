@@ -347,3 +347,10 @@ describe('displayOrigin: more of what the window shows', () => {
     ]);
   });
 });
+
+describe('a combining mark after the Common characters a name may hold', () => {
+  it('is a look-alike after the long-vowel mark among kana, which is allowed on its own', () => {
+    expect(displayOrigin('https://\u30c6\u30b9\u30c8\u30fc.jp').warnings.map((w) => w.code)).toEqual([]);
+    expect(displayOrigin('https://\u30c6\u30b9\u30c8\u30fc\u0301.jp').warnings.map((w) => w.code)).toContain('idn-lookalike');
+  });
+});
