@@ -456,6 +456,7 @@ describe('values the review reads the way the summary states them', () => {
 
   it('finds a decimal written as text stated as a number ("3.50" as 3.5)', () => {
     expect(findingsOf('Buy 3.5 units.', { quantity: '3.50' })).toEqual([['info', 'request-absent', '']]);
+    expect(findingsOf('Buy some units.', { quantity: '3.50' })).toContainEqual(['warning', 'not-in-summary', 'quantity']);
   });
 
   it('finds a number stated in the summary', () => {
