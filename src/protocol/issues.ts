@@ -67,10 +67,6 @@ export function jsonTypeName(value: unknown): string {
   }
 }
 
-/**
- * What a message says was got instead: the JSON type, with the length of a string or an array.
- * Never the value itself: values hold nonces, signatures and text a Company wrote.
- */
 function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
@@ -83,6 +79,10 @@ export function describeNumber(value: unknown): string {
   return typeof value === 'number' ? String(value) : describeValue(value);
 }
 
+/**
+ * What a message says was got instead: the JSON type, with the length of a string or an array.
+ * Never the value itself: values hold nonces, signatures and text a Company wrote.
+ */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return `a string of ${counted(value.length, 'character')}`;
   const type = jsonTypeName(value);
