@@ -452,10 +452,7 @@ describe('when the extension side goes away (agents are told "companion unavaila
     });
     const companion = await Companion.connect({ agentName: 'Desk agent', configDir: dir, socketPath: ext.socketPath });
     cleanup.push(() => companion.close());
-    const pairing = await companion.pair();
-    const shown = await ext.pairingShown();
-    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
-    await pairing.confirmed;
+    await ext.pairConfirmed(companion);
     return { ext, companion };
   }
 

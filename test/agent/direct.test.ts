@@ -64,12 +64,7 @@ describe('agent SDK validation of what arrives on its socket (no bridge in betwe
   }
 
   async function paired(): Promise<Companion> {
-    const companion = await connect();
-    const pairing = await companion.pair();
-    const shown = await ext.pairingShown();
-    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
-    await pairing.confirmed;
-    return companion;
+    return ext.pairConfirmed(await connect());
   }
 
   it('malformed, foreign-version and unanswerable messages are reported, change nothing, and the real decision still counts', async () => {

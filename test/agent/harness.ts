@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Companion } from '../../src/agent/companion';
 import { AgentSessions, type PendingPairing } from '../../src/extension/agent-sessions';
 import { ApprovalQueue } from '../../src/extension/approval-queue';
 import { extensionKey, signRecord } from '../../src/extension/keys';
@@ -154,6 +155,15 @@ abstract class ExtensionSide {
   /** Wait for the pairing code to be on screen. */
   pairingShown(): Promise<PendingPairing> {
     return waitFor(() => [...this.sessions.pairings.values()].find((p) => p.code !== undefined), 'a pairing code in the extension');
+  }
+
+  /** Pair `companion` as the person would: the code is shown, typed and confirmed. */
+  async pairConfirmed(companion: Companion): Promise<Companion> {
+    const pairing = await companion.pair();
+    const shown = await this.pairingShown();
+    await this.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
+    await pairing.confirmed;
+    return companion;
   }
 
   abstract dispose(): Promise<void>;

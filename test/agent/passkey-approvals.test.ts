@@ -39,11 +39,7 @@ describe('passkey-verified approvals in the agent SDK', () => {
   async function pairedAgent(): Promise<Companion> {
     const companion = await Companion.connect({ agentName: `Passkey agent ${++seq}`, configDir: path.join(root, `agent-${seq}`), socketPath: ext.socketPath });
     open.push(companion);
-    const pairing = await companion.pair();
-    const shown = await ext.pairingShown();
-    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
-    await pairing.confirmed;
-    return companion;
+    return ext.pairConfirmed(companion);
   }
 
   /** The person approves with their passkey, as the window and the background do (docs/bridge-protocol.md, section 10.2). */

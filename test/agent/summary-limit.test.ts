@@ -45,11 +45,7 @@ describe('requestApproval and the summary length limit', () => {
     await mkdir(dir, { mode: 0o700 });
     const companion = await Companion.connect({ agentName: `Desk agent ${++seq}`, configDir: dir, socketPath: ext.socketPath, timeoutMs: 3000 });
     open.push(companion);
-    const pairing = await companion.pair();
-    const shown = await ext.pairingShown();
-    await ext.sessions.answerPairing(shown.pairingId, { confirmed: true, code: pairing.code });
-    await pairing.confirmed;
-    return companion;
+    return ext.pairConfirmed(companion);
   }
 
   it('one code unit over the limit: ERR_SUMMARY_TOO_LONG with the length, and nothing is written to the socket', async () => {
