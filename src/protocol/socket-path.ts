@@ -39,7 +39,12 @@ export function pipeUserName(username: string): string {
  * Unix:  1. $XDG_RUNTIME_DIR/countersign/<thumbprint>.sock   (when XDG_RUNTIME_DIR is absolute)
  *        2. $TMPDIR/countersign-<uid>/<thumbprint>.sock       (when TMPDIR is absolute)
  *        3. /tmp/countersign-<uid>/<thumbprint>.sock
+ *        4. /run/user/<uid>/countersign/<thumbprint>.sock     (Linux, when XDG_RUNTIME_DIR is not set)
  *        each only when at most 103 bytes long (sun_path); 3 always is.
+ * Candidate 4 is the folder a login session's XDG_RUNTIME_DIR names on Linux (pam_systemd sets
+ * it to /run/user/<uid>). MCP clients and coding agents often start servers and hooks with a
+ * reduced environment (HOME, PATH, SHELL, TERM), so the agent derives it; it comes last so a
+ * bridge that lacks the variable too never listens in a folder that may not exist.
  * Windows: \\.\pipe\countersign-<user>-<thumbprint>
  */
 export function agentSocketCandidates(input: SocketPathInput): string[] {
@@ -57,6 +62,7 @@ export function agentSocketCandidates(input: SocketPathInput): string[] {
   const tmp = input.env['TMPDIR'];
   if (tmp !== undefined && tmp.startsWith('/')) out.push(`${tmp.replace(/\/+$/, '')}/countersign-${input.uid}/${file}`);
   out.push(`/tmp/countersign-${input.uid}/${file}`);
+  if (input.platform === 'linux' && (runtime === undefined || !runtime.startsWith('/'))) out.push(`/run/user/${input.uid}/countersign/${file}`);
   return [...new Set(out)].filter((p) => utf8Length(p) <= MAX_UNIX_SOCKET_PATH_BYTES);
 }
 

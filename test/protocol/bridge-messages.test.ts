@@ -155,6 +155,13 @@ describe('socket path', () => {
       `/tmp/countersign-1000/${THUMBPRINT}.sock`,
     ]);
     expect(agentSocketPath({ ...base, platform: 'linux', env: {} })).toBe(`/tmp/countersign-1000/${THUMBPRINT}.sock`);
+    // A reduced environment (an MCP client's default HOME PATH SHELL TERM) still finds the
+    // login session's runtime folder, last, so the bridge never listens there without the variable.
+    expect(agentSocketCandidates({ ...base, platform: 'linux', env: { HOME: '/home/sam', PATH: '/usr/bin' } })).toEqual([
+      `/tmp/countersign-1000/${THUMBPRINT}.sock`,
+      `/run/user/1000/countersign/${THUMBPRINT}.sock`,
+    ]);
+    expect(agentSocketCandidates({ ...base, platform: 'darwin', env: {} })).toEqual([`/tmp/countersign-1000/${THUMBPRINT}.sock`]);
     // Relative or empty variables are ignored.
     expect(agentSocketPath({ ...base, platform: 'linux', env: { XDG_RUNTIME_DIR: 'run', TMPDIR: '' } })).toBe(`/tmp/countersign-1000/${THUMBPRINT}.sock`);
   });
@@ -165,6 +172,7 @@ describe('socket path', () => {
     expect(candidates).toEqual([`/tmp/countersign-501/${THUMBPRINT}.sock`]);
     const long = `/run/user/${'x'.repeat(60)}`;
     expect(agentSocketCandidates({ ...base, platform: 'linux', env: { XDG_RUNTIME_DIR: long } })).toEqual([`/tmp/countersign-1000/${THUMBPRINT}.sock`]);
+    expect(agentSocketCandidates({ ...base, uid: 501, platform: 'darwin', env: { XDG_RUNTIME_DIR: long } })).toEqual([`/tmp/countersign-501/${THUMBPRINT}.sock`]);
   });
 
   it('names a Windows pipe after the user and the thumbprint', () => {
