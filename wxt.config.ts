@@ -1,5 +1,5 @@
 import { defineConfig } from 'wxt';
-import { MANIFEST_PUBLIC_KEY, FIREFOX_EXTENSION_ID } from './src/extension/manifest-key';
+import { MANIFEST_PUBLIC_KEY, FIREFOX_EXTENSION_ID } from './src/protocol/extension-identity';
 
 // COUNTERSIGN_STORE=1 builds for a store upload: no manifest `key` (the store assigns the ID).
 // `npm run zip` (scripts/zip.mjs) sets it; store builds go to `.output/<browser>-mv3-store`, so

@@ -1,4 +1,4 @@
-import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../extension/manifest-key';
+import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../protocol/extension-identity';
 import { NATIVE_HOST_NAME } from '../protocol/bridge';
 import { browserFamily, dataDir, pathApi } from './browsers';
 import { quoteFor, registrationError, reports, type Check, type Checked, type DoctorOptions, type Finding, type Registration } from './doctor-findings';

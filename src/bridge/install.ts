@@ -2,7 +2,7 @@
 // registry steps must stay in one order for install, uninstall and what doctor checks. The
 // per-browser facts live in browsers.ts.
 import * as z from 'zod';
-import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../extension/manifest-key';
+import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID } from '../protocol/extension-identity';
 import { NATIVE_HOST_NAME } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
 import {

@@ -1,7 +1,7 @@
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { launchWithExtension } from './support/chromium';
-import { CHROMIUM_EXTENSION_ID } from '../../src/extension/manifest-key';
+import { CHROMIUM_EXTENSION_ID } from '../../src/protocol/extension-identity';
 import { versionAnswer } from '../../src/extension/runtime-messages';
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };

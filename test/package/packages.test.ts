@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID, MANIFEST_PUBLIC_KEY } from '../../src/extension/manifest-key';
+import { CHROMIUM_EXTENSION_ID, FIREFOX_EXTENSION_ID, MANIFEST_PUBLIC_KEY } from '../../src/protocol/extension-identity';
 import { ROOT, devEnv, extractTo, listFiles, readJson, runNode, webExtLint, wxtBuild, zipModule, type LintMessage, type LintReport, type ZipModule } from './helpers';
 
 // `npm run zip` for real, into a temporary folder: the store packages, the sources zip, and what

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Companion } from '../../../src/agent/index.ts';
-import { FIREFOX_EXTENSION_ID } from '../../../src/extension/manifest-key';
+import { FIREFOX_EXTENSION_ID } from '../../../src/protocol/extension-identity';
 import { connectAgent, privateHome, waitForSocket, type StackEnv } from './stack';
 
 export const FIREFOX_PATH = process.env.COUNTERSIGN_FIREFOX ?? '/usr/bin/firefox-esr';

@@ -1,3 +1,8 @@
+// Who the extension is, for everything that must name it: the manifest (wxt.config.ts), and the
+// bridge's host manifests, whose allowed_origins / allowed_extensions decide which extension the
+// browser lets start the bridge (docs/bridge-protocol.md, section 14). Plain constants, so the
+// extension build and the Node bridge share one copy.
+//
 // The public half of the RSA key that pins the Chromium extension ID
 // (first 32 hex digits of sha256(SPKI DER), mapped 0-f → a-p). Only the public key is
 // needed to load the unpacked extension; no private key exists in this repository.
