@@ -28,5 +28,6 @@ export { revokeAgentMessage } from './page-messages/revoke-agent';
 export { openWindowMessage } from './page-messages/open-window';
 export { historyQuery } from './page-messages/history';
 export { exportQuery } from './page-messages/export';
-export { settingsSchema, settingsSetMessage, DEFAULT_SETTINGS, type Settings } from './page-messages/settings-set';
+export { settingsSetMessage } from './page-messages/settings-set';
+export { settingsSchema, DEFAULT_SETTINGS, type Settings } from './settings';
 export { APPROVE_DELAY_MS } from './constants';

@@ -4,7 +4,7 @@ import type { ApprovalQueue } from '../approval-queue';
 import type { NativePort } from '../native-port';
 import type { Snapshot } from '../snapshot';
 import type { Store } from '../store';
-import type { Settings } from './settings-set';
+import type { Settings } from '../settings';
 
 /**
  * What one page message is: its schema, the pages that may send it, and what the background
