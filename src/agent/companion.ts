@@ -332,7 +332,7 @@ export class Companion extends EventEmitter<CompanionEvents> {
   }
 
   /** What the approved tool call did, for the person's history in Countersign. */
-  reportToolCallOutcome(report: { callId: string; revision: string; outcome: 'performed' | 'failed'; detail?: string }): Promise<boolean> {
+  reportToolCallOutcome(report: { callId: string; revision: string; outcome: 'performed' | 'failed' | 'unknown'; detail?: string }): Promise<boolean> {
     return reportToolCallOutcome(this.state, report);
   }
 }

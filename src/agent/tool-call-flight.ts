@@ -121,11 +121,14 @@ export async function markToolCallSent(state: CompanionState, approved: { callId
   return false;
 }
 
-/** What the tool did with an approved call, for the extension's history. True when acknowledged. */
-export async function reportToolCallOutcome(state: CompanionState, report: { callId: string; revision: string; outcome: 'performed' | 'failed'; detail?: string }): Promise<boolean> {
+/**
+ * What the tool did with an approved call, for the extension's history. True when acknowledged.
+ * `unknown` (the gateway's client left while it ran) may be followed by the real outcome.
+ */
+export async function reportToolCallOutcome(state: CompanionState, report: { callId: string; revision: string; outcome: 'performed' | 'failed' | 'unknown'; detail?: string }): Promise<boolean> {
   const entry = state.toolCalls.get(report.callId);
   if (entry === undefined || entry.revision !== report.revision) throw new CountersignError('ERR_ARGUMENT_INVALID', `report: expected a tool call this agent verified, got ${String(report.callId).slice(0, 80)}`);
-  state.toolCalls.delete(report.callId);
+  if (report.outcome !== 'unknown') state.toolCalls.delete(report.callId);
   const result = await sendAcked(state, {
     type: 'outcome',
     v: BRIDGE_PROTOCOL_VERSION,

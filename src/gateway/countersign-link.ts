@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Companion, CountersignError, defaultConfigDir, isCountersignError, performTool, type PerformResult } from '../agent/index';
 import type { OperationsCaller } from './gateway-server';
 import { unavailableText } from './gateway-server';
-import type { ApprovedCall, ToolCallAnswer, ToolCallApprover, ToolCallQuestion } from './tool-call-approver';
+import type { ApprovedCall, ToolCallAnswer, ToolCallApprover, ToolCallOutcome, ToolCallQuestion } from './tool-call-approver';
 import type { Upstream } from './upstream-connection';
 import { isStdioUpstream } from './upstream-spec';
 
@@ -134,12 +134,13 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
     return running;
   }
 
-  async reportRan(approved: ApprovedCall, outcome: 'performed' | 'failed', detail?: string): Promise<void> {
+  async reportRan(approved: ApprovedCall, outcome: ToolCallOutcome, detail?: string): Promise<void> {
     try {
       const companion = await this.#companion;
       await companion?.reportToolCallOutcome({ ...approved, outcome, ...(detail === undefined ? {} : { detail }) });
     } finally {
-      this.#release(approved.callId);
+      // `unknown` is followed by the real outcome, over this same connection.
+      if (outcome !== 'unknown') this.#release(approved.callId);
     }
   }
 

@@ -46,6 +46,8 @@ Options:
   --name <name>         the upstream's name in tool prefixes and the journal (default "upstream")
   --env NAME[=value]    give a stdio upstream this variable (from the gateway's own environment
                         without "=value"); repeatable. Nothing else of the environment is passed on.
+  --company             the --url upstream is an operations v2 Company: read its poppy.json and
+                        show its operations as the Company's (a poppy.json alone changes nothing)
   --session signed-in[:<account>] | this-session
                         for an operations v2 Company: the Session as Countersign shows it
   --ask-all             every tool asks, whatever its annotations say
@@ -80,6 +82,7 @@ export function parseGatewayArgs(argv: readonly string[], env: Readonly<Record<s
         name: { type: 'string' },
         env: { type: 'string', multiple: true },
         session: { type: 'string' },
+        company: { type: 'boolean' },
         'ask-all': { type: 'boolean' },
         expiry: { type: 'string' },
       },
@@ -105,7 +108,7 @@ export function parseGatewayArgs(argv: readonly string[], env: Readonly<Record<s
   if (!Number.isInteger(expirySeconds) || expirySeconds < 10 || expirySeconds > 3600) fail('--expiry: expected whole seconds from 10 to 3600');
   const base = { command: 'run' as const, agentName, configDir, askAll: values['ask-all'] === true, expirySeconds };
   if (values.config !== undefined) {
-    for (const flag of ['header', 'name', 'env', 'session'] as const) if (values[flag] !== undefined) fail(`--${flag} belongs in the config file with --config`);
+    for (const flag of ['header', 'name', 'env', 'session', 'company'] as const) if (values[flag] !== undefined) fail(`--${flag} belongs in the config file with --config`);
     return { ...base, configFile: values.config, upstreams: [] };
   }
 
@@ -113,12 +116,18 @@ export function parseGatewayArgs(argv: readonly string[], env: Readonly<Record<s
   let spec: unknown;
   if (upstreamCommand !== undefined) {
     if (upstreamCommand.length === 0) fail('-- must be followed by the upstream command');
-    if (values.header !== undefined || values.session !== undefined) fail('--header and --session are for --url upstreams');
+    if (values.header !== undefined || values.session !== undefined || values.company !== undefined) fail('--header, --session and --company are for --url upstreams');
     const [command, ...args] = upstreamCommand;
     spec = { name, command, args, env: envOf(values.env ?? [], env) };
   } else {
     if (values.env !== undefined) fail('--env is for stdio upstreams (after --)');
-    spec = { name, url: values.url, headers: headersOf(values.header ?? []), ...(values.session === undefined ? {} : { session: sessionOf(values.session) }) };
+    spec = {
+      name,
+      url: values.url,
+      headers: headersOf(values.header ?? []),
+      ...(values.company === true ? { company: true } : {}),
+      ...(values.session === undefined ? {} : { session: sessionOf(values.session) }),
+    };
   }
   const checked = upstreamSchema.safeParse(spec);
   if (!checked.success) fail(checked.error.issues.map((i) => `${i.path.map(String).join('.') || 'upstream'}: ${i.message}`).join('; '));

@@ -110,15 +110,24 @@ async function run(command: GatewayRun, deps: GatewayCliDeps): Promise<number> {
     await Promise.all(upstreams.map((u) => u.client.close().catch(() => undefined)));
     return 1;
   }
-  const gateway = new Gateway({
-    upstreams,
-    approver: link,
-    operations: link,
-    journal: new FileToolCallJournal(link.configDir),
-    serverInfo: { name: 'countersign-mcp', version: GATEWAY_VERSION },
-    askAll,
-    expiryMs: expirySeconds * 1000,
-  });
+  // Never a quiet change: a Company named by the config that is not one is said out loud.
+  for (const u of upstreams) if (u.warning !== undefined) deps.stderr.write(`countersign-mcp: warning: upstream "${u.spec.name}": ${u.warning}\n`);
+  let gateway: Gateway;
+  try {
+    gateway = new Gateway({
+      upstreams,
+      approver: link,
+      operations: link,
+      journal: new FileToolCallJournal(link.configDir),
+      serverInfo: { name: 'countersign-mcp', version: GATEWAY_VERSION },
+      askAll,
+      expiryMs: expirySeconds * 1000,
+    });
+  } catch (error) {
+    deps.stderr.write(`countersign-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    await Promise.all(upstreams.map((u) => u.client.close().catch(() => undefined)));
+    return 2;
+  }
   const closed = new Promise<void>((resolve) => {
     gateway.server.onclose = () => resolve();
     for (const u of upstreams) u.client.onclose = () => resolve();

@@ -21,18 +21,20 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { canonicalJson } from '../protocol/canonical-json';
+import { CountersignError } from '../protocol/errors';
 import { HeldCalls } from './held-calls';
-import type { ToolCallJournal } from './tool-call-journal';
-import type { ToolCallApprover } from './tool-call-approver';
+import type { ToolCallEntry, ToolCallJournal } from './tool-call-journal';
+import type { ApprovedCall, ToolCallApprover } from './tool-call-approver';
 import { toolPolicy } from './tool-policy';
 import type { Upstream } from './upstream-connection';
-import { reachedBy, type ToolPolicy } from './upstream-spec';
+import { ambiguousUpstreamNames, reachedBy, type ToolPolicy } from './upstream-spec';
 
 /**
  * The MCP server the client talks to (docs/mcp-gateway.md). Everything passes through to the
  * upstreams as they said it, except tool calls that ask: those wait for the person's signed
- * decision in Countersign, and run once per approval. A Company that speaks operations v2 gets
- * its own loop (the spec's: ask, approve, send the approval back, at most once), through
+ * decision in Countersign, and run once per approval. The local policy (tool-policy.ts) decides
+ * first for every upstream; a Company the config names, that speaks operations v2, then gets its
+ * own loop (the spec's: ask, approve, send the approval back, at most once), through
  * `operations`.
  */
 
@@ -54,6 +56,12 @@ const UPSTREAM_TIMEOUT_MS = 24 * 60 * 60_000;
 export const HOLD_PROGRESS_MS = 5_000;
 /** Separates an upstream's name from its tool's or prompt's name when there are several upstreams. */
 export const NAMESPACE_SEPARATOR = '__';
+/** How long closing waits for approved calls that are running, so their outcome is recorded. */
+export const CLOSE_WAIT_MS = 30_000;
+/** Errors of our own MCP client that mean the server never answered: what the call did is not known. */
+const NOT_ANSWERED: readonly number[] = [ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout];
+/** The `_meta` member of a listed tool that says why its upstream is not what the config says it is. */
+export const WARNING_META_KEY = 'countersign.dev/warning';
 
 export interface OperationsCaller {
   /** An operations v2 Company's tool, called through the SDK's perform loop. */
@@ -72,6 +80,8 @@ export interface GatewayOptions {
   holdProgressMs?: number;
   /** How long held work outlives its last caller (held-calls.ts). */
   graceMs?: number;
+  /** How long `close` waits for approved calls that run (CLOSE_WAIT_MS). */
+  closeWaitMs?: number;
   now?: () => number;
 }
 
@@ -87,8 +97,15 @@ export class Gateway {
   readonly #held: HeldCalls<CallToolResult>;
   #tools = new Map<string, ToolEntry>();
   readonly #resourceOwners = new Map<string, Upstream>();
+  /** Approved calls running now, each until its outcome is recorded. */
+  readonly #running = new Set<Promise<unknown>>();
 
   constructor(options: GatewayOptions) {
+    // Guard: two upstreams whose prefixed names can be equal would hide one tool behind another's.
+    const ambiguous = ambiguousUpstreamNames(options.upstreams.map((u) => u.spec.name));
+    if (ambiguous !== undefined) {
+      throw new CountersignError('ERR_ARGUMENT_INVALID', `upstreams "${ambiguous[0]}" and "${ambiguous[1]}": expected names that cannot expose the same tool name (<upstream>__<tool>); rename one`);
+    }
     this.#o = options;
     this.#held = new HeldCalls<CallToolResult>(options.graceMs);
     const capabilities = mergeCapabilities(options.upstreams);
@@ -131,7 +148,7 @@ export class Gateway {
     s.onerror = () => undefined;
 
     if (capabilities.tools) {
-      s.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => ({ tools: (await this.#listTools(extra.signal)).map((e) => ({ ...e.tool, name: this.#exposed(e.upstream, e.tool.name) })) }));
+      s.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => ({ tools: (await this.#listTools(extra.signal)).map((e) => this.#listed(e)) }));
       s.setRequestHandler(CallToolRequestSchema, (req, extra) => this.#callTool(req.params, extra));
     }
     if (capabilities.prompts) {
@@ -194,13 +211,24 @@ export class Gateway {
     return out;
   }
 
+  /** A tool as the client sees it: the upstream's, its exposed name, and the upstream's warning in `_meta` when it has one. */
+  #listed(entry: ToolEntry): ListedTool {
+    const tool = { ...entry.tool, name: this.#exposed(entry.upstream, entry.tool.name) };
+    const warning = entry.upstream.warning;
+    if (warning === undefined) return tool;
+    const own: unknown = (entry.tool as Record<string, unknown>)['_meta'];
+    const meta = typeof own === 'object' && own !== null ? own : {};
+    return { ...tool, _meta: { ...meta, [WARNING_META_KEY]: warning } };
+  }
+
   async #listTools(signal: AbortSignal): Promise<ToolEntry[]> {
     const found = await this.#all(signal, (u) => u.capabilities.tools !== undefined, 'tools/list', toolsPage, (p) => p.tools as ListedTool[]);
     const tools = new Map<string, ToolEntry>();
     for (const { upstream, item } of found) {
       // Tasks are not proxied: a tool that can only run as a task cannot be called through us.
       if (item.execution?.taskSupport === 'required') continue;
-      const policy = upstream.operations ? 'allow' : toolPolicy(item, upstream.spec.tools, this.#o.askAll || upstream.spec.ask_all === true);
+      // One policy for every upstream: being a Company never lifts a deny, an ask or ask_all.
+      const policy = toolPolicy(item, upstream.spec.tools, this.#o.askAll || upstream.spec.ask_all === true, upstream.operations !== undefined);
       if (policy === 'deny') continue;
       tools.set(this.#exposed(upstream, item.name), { upstream, tool: item, policy });
     }
@@ -219,9 +247,9 @@ export class Gateway {
     // A denied tool is not listed, and calling it is calling a tool that does not exist.
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${params.name} not found`);
     const args = params.arguments ?? {};
+    if (entry.policy === 'ask') return this.#askThenCall(entry, args, params._meta, extra);
     if (entry.upstream.operations) return this.#o.operations.call(entry.upstream, entry.tool.name, args, extra.signal);
-    if (entry.policy === 'allow') return this.#forward(entry.upstream, 'tools/call', { ...params, name: entry.tool.name }, extra) as Promise<CallToolResult>;
-    return this.#askThenCall(entry, args, params._meta, extra);
+    return this.#forward(entry.upstream, 'tools/call', { ...params, name: entry.tool.name }, extra) as Promise<CallToolResult>;
   }
 
   async #askThenCall(entry: ToolEntry, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, extra: Extra): Promise<CallToolResult> {
@@ -258,18 +286,48 @@ export class Gateway {
       await this.#o.journal.append({ ...base, callId: answer.callId, status: 'withdrawn' });
       return notRun(NOT_APPROVED.withdrawn);
     }
+    const recorded = this.#runApproved(entry, args, { ...base, callId: answer.callId }, approved, signal);
+    this.#running.add(recorded);
+    void recorded.finally(() => this.#running.delete(recorded)).catch(() => undefined);
+    return recorded;
+  }
+
+  /**
+   * Runs an approved call once and records its outcome. Once sent, it is not cancelled: a client
+   * that leaves (its cancel, or its disconnect after the grace of held-calls.ts) cannot know what
+   * a half-run tool did, so the journal and Countersign say `unknown` then, and the real outcome
+   * when the upstream answers.
+   */
+  async #runApproved(entry: ToolEntry, args: Record<string, unknown>, base: Omit<ToolCallEntry, 'status'>, approved: ApprovedCall, signal: AbortSignal): Promise<CallToolResult> {
+    let left: Promise<void> | undefined;
+    const onLeave = () => {
+      left = (async () => {
+        await this.#o.journal.append({ ...base, status: 'unknown', detail: 'the client went away while the tool ran; its outcome follows when the server answers' });
+        await this.#o.approver.reportRan(approved, 'unknown', 'the client went away while the tool ran').catch(() => undefined);
+      })();
+    };
+    if (signal.aborted) onLeave();
+    else signal.addEventListener('abort', onLeave, { once: true });
     let result: CallToolResult;
     try {
-      // The approval was for exactly these arguments: _meta from the client is not forwarded with them.
-      result = (await entry.upstream.client.request({ method: 'tools/call', params: { name: entry.tool.name, arguments: args } }, anyResult, { signal, timeout: UPSTREAM_TIMEOUT_MS })) as CallToolResult;
+      // The approval was for exactly these arguments: _meta from the client is not forwarded with
+      // them. A Company's own loop keeps the signal: leaving withdraws its prompt (the SDK journals the rest).
+      result = entry.upstream.operations
+        ? await this.#o.operations.call(entry.upstream, entry.tool.name, args, signal)
+        : ((await entry.upstream.client.request({ method: 'tools/call', params: { name: entry.tool.name, arguments: args } }, anyResult, { timeout: UPSTREAM_TIMEOUT_MS })) as CallToolResult);
     } catch (error) {
+      signal.removeEventListener('abort', onLeave);
+      await left;
       const detail = error instanceof Error ? error.message : String(error);
-      await this.#o.journal.append({ ...base, callId: answer.callId, status: 'failed', detail });
-      await this.#o.approver.reportRan(approved, 'failed', detail).catch(() => undefined);
+      const outcome = error instanceof McpError && !NOT_ANSWERED.includes(error.code) ? 'failed' : 'unknown';
+      await this.#o.journal.append({ ...base, status: outcome, detail });
+      await this.#o.approver.reportRan(approved, outcome, detail).catch(() => undefined);
       throw upstreamError(error);
     }
+    signal.removeEventListener('abort', onLeave);
+    await left;
     const failed = result.isError === true;
-    await this.#o.journal.append({ ...base, callId: answer.callId, status: failed ? 'failed' : 'performed', result });
+    await this.#o.journal.append({ ...base, status: failed ? 'failed' : 'performed', result });
     await this.#o.approver.reportRan(approved, failed ? 'failed' : 'performed').catch(() => undefined);
     return result;
   }
@@ -321,8 +379,15 @@ export class Gateway {
     }
   }
 
+  /** Stops serving; approved calls that run are waited for (up to `closeWaitMs`), so their outcome is recorded. */
   async close(): Promise<void> {
     this.#held.close();
+    if (this.#running.size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#o.closeWaitMs ?? CLOSE_WAIT_MS)));
+      await Promise.race([Promise.allSettled([...this.#running]), waited]);
+      clearTimeout(timer);
+    }
     await this.server.close().catch(() => undefined);
     await Promise.all(this.#o.upstreams.map((u) => u.client.close().catch(() => undefined)));
   }

@@ -35,9 +35,15 @@ export interface ToolCallApprover {
    * it. False: they withdrew it first, so it must not run. Throws when Countersign cannot be told.
    */
   markRunning(approved: ApprovedCall): Promise<boolean>;
-  /** Tell Countersign what the approved call did, for its history. */
-  reportRan(approved: ApprovedCall, outcome: 'performed' | 'failed', detail?: string): Promise<void>;
+  /**
+   * Tell Countersign what the approved call did, for its history. `unknown` (the client left
+   * while it ran) is followed by the real outcome once the server answers.
+   */
+  reportRan(approved: ApprovedCall, outcome: ToolCallOutcome, detail?: string): Promise<void>;
 }
+
+/** What an approved call did, as far as the gateway knows. */
+export type ToolCallOutcome = 'performed' | 'failed' | 'unknown';
 
 /** How an operations v2 Company call is shown: the Session as the person sees it. */
 export type GatewaySession = SessionContext;

@@ -21,7 +21,8 @@ export interface ToolCallEntry {
   tool: string;
   arguments: Record<string, unknown>;
   callId: string | undefined;
-  status: 'approved' | 'declined' | 'expired' | 'withdrawn' | 'cancelled' | 'unavailable' | 'performed' | 'failed';
+  /** `unknown`: the call was sent and the client left before it answered; a later line says what it did. */
+  status: 'approved' | 'declined' | 'expired' | 'withdrawn' | 'cancelled' | 'unavailable' | 'performed' | 'failed' | 'unknown';
   jws?: string;
   result?: CallToolResult;
   detail?: string;

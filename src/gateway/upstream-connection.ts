@@ -5,13 +5,18 @@ import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { formatExtensionsHeader, supportsOperationsV2 } from '../protocol/advertising-support';
 import { companyFromPoppyJson, type Company } from '../protocol/company';
 import { CountersignError } from '../protocol/errors';
+import { CONTROL_OR_BIDI } from '../protocol/text-schemas';
 import { isStdioUpstream, type HttpUpstreamSpec, type UpstreamSpec } from './upstream-spec';
 
 /**
  * One upstream MCP server, connected: its MCP client, what it says about itself, and whether it
- * is a Company that speaks operations v2 (its poppy.json says so: spec section 2). The gateway's
- * own client declares no capabilities (no roots, sampling or elicitation): requests from the
- * upstream to the client are not relayed (docs/mcp-gateway.md, "What passes through").
+ * is a Company that speaks operations v2. Only an upstream the config names a Company
+ * (`"company": true`, `--company`) is one, and only when its poppy.json lists operations v2 (spec
+ * section 2): a poppy.json alone never changes how the gateway treats a server, and a Company
+ * whose poppy.json cannot be read is a warning, not a quiet change (docs/mcp-gateway.md,
+ * "Operations v2 Companies"). The gateway's own client declares no capabilities (no roots,
+ * sampling or elicitation): requests from the upstream to the client are not relayed
+ * (docs/mcp-gateway.md, "What passes through").
  */
 
 export interface OperationsUpstream {
@@ -22,13 +27,21 @@ export interface OperationsUpstream {
 export interface Upstream {
   spec: UpstreamSpec;
   client: Client;
-  /** As the server introduces itself in `initialize` (title, else name), or the upstream's name. */
+  /**
+   * As the server introduces itself in `initialize` (title, else name), or the upstream's name:
+   * its claim, one line, at most MAX_SERVER_NAME characters with a mark where it was cut.
+   */
   serverName: string;
   capabilities: ServerCapabilities;
   instructions: string | undefined;
-  /** Set for a Company whose poppy.json lists operations v2: its tool calls go through the SDK's perform loop. */
+  /** Set for a Company (named so by the config) whose poppy.json lists operations v2: its tool calls go through the SDK's perform loop. */
   operations: OperationsUpstream | undefined;
+  /** Why a Company named by the config is not treated as one (its poppy.json could not be read or lists no operations v2). */
+  warning: string | undefined;
 }
+
+/** The longest server name Countersign shows (tool-call.ts, toolServerSchema). */
+export const MAX_SERVER_NAME = 128;
 
 export interface ConnectOptions {
   clientInfo: { name: string; version: string };
@@ -39,7 +52,8 @@ export interface ConnectOptions {
 
 export async function connectUpstream(spec: UpstreamSpec, options: ConnectOptions): Promise<Upstream> {
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const operations = isStdioUpstream(spec) ? undefined : await findOperations(spec, options.fetch ?? fetch, timeoutMs);
+  const found = isStdioUpstream(spec) || spec.company !== true ? undefined : await findOperations(spec, options.fetch ?? fetch, timeoutMs);
+  const operations = found?.operations;
   const client = new Client(options.clientInfo, { capabilities: {} });
   const transport = isStdioUpstream(spec)
     ? new StdioClientTransport({
@@ -64,25 +78,50 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
   return {
     spec,
     client,
-    serverName: (info?.title ?? info?.name ?? spec.name).slice(0, 128),
+    serverName: claimedName(info?.title ?? info?.name ?? spec.name, spec.name),
     capabilities: client.getServerCapabilities() ?? {},
     instructions: client.getInstructions(),
     operations,
+    warning: found?.warning,
   };
 }
 
-/** The Company's poppy.json, from the upstream URL's origin; undefined when it does not list operations v2. */
-async function findOperations(spec: HttpUpstreamSpec, fetchImpl: typeof fetch, timeoutMs: number): Promise<OperationsUpstream | undefined> {
+/**
+ * The Company's poppy.json, from the upstream URL's origin. Anything but a poppy.json that lists
+ * operations v2 is a warning that says why: the upstream is then a plain MCP server, under the
+ * same local policy as any other.
+ */
+async function findOperations(spec: HttpUpstreamSpec, fetchImpl: typeof fetch, timeoutMs: number): Promise<{ operations?: OperationsUpstream; warning?: string }> {
   const origin = new URL(spec.url).origin;
-  let poppyJson: unknown;
+  const where = `${origin}/.well-known/poppy.json`;
+  const notACompany = (why: string) => ({ warning: `named a Company, but ${where} ${why}: its tools are treated as a plain MCP server's, and no operation of it is shown as the Company's` });
   try {
-    const response = await fetchImpl(`${origin}/.well-known/poppy.json`, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-    if (!response.ok) return undefined;
-    poppyJson = await response.json();
-  } catch {
-    // No poppy.json (or not JSON): a plain MCP server.
-    return undefined;
+    const response = await fetchImpl(where, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    if (!response.ok) return notACompany(`answered HTTP ${response.status}`);
+    const poppyJson: unknown = await response.json();
+    if (!supportsOperationsV2(poppyJson)) return notACompany('does not list the operations extension v2');
+    return { operations: { company: companyFromPoppyJson(poppyJson, origin), poppyJson } };
+  } catch (error) {
+    return notACompany(`could not be read (${error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200)})`);
   }
-  if (!supportsOperationsV2(poppyJson)) return undefined;
-  return { company: companyFromPoppyJson(poppyJson, origin), poppyJson };
+}
+
+/**
+ * A server's name for itself, as a claim Countersign can show: one line (control and bidi
+ * characters become spaces), never empty, and cut at a code point with "…" so a cut is visible.
+ */
+export function claimedName(name: string, fallback: string): string {
+  const line = name.replace(new RegExp(CONTROL_OR_BIDI.source, 'g'), ' ').trim();
+  const text = line === '' ? fallback : line;
+  return text.length <= MAX_SERVER_NAME ? text : `${cutAt([...text], MAX_SERVER_NAME - 1)}…`;
+}
+
+/** The first code points of `points` that fit in `max` UTF-16 code units. */
+function cutAt(points: string[], max: number): string {
+  let out = '';
+  for (const p of points) {
+    if (out.length + p.length > max) break;
+    out += p;
+  }
+  return out.trimEnd();
 }

@@ -10,14 +10,18 @@ import * as z from 'zod';
 export const TOOL_POLICIES = ['allow', 'ask', 'deny'] as const;
 export type ToolPolicy = (typeof TOOL_POLICIES)[number];
 
-/** Upstream names become tool-name prefixes (`<upstream>__<tool>`): short, and no `__` inside. */
-export const UPSTREAM_NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}$/;
+/**
+ * Upstream names become tool-name prefixes (`<upstream>__<tool>`): short, no `__` inside, and no
+ * `_` at either end, so the first `__` of an exposed name always ends the upstream's name (`a_`
+ * and `a` would otherwise both expose `a___b`).
+ */
+export const UPSTREAM_NAME_PATTERN = /^[A-Za-z0-9](?:(?:[A-Za-z0-9-]|_(?!_)){0,30}[A-Za-z0-9-])?$/;
 
 /** `*` matches any run of characters, `?` one; nothing else is special (tool names have no paths). */
 export const TOOL_GLOB_PATTERN = /^[A-Za-z0-9_.\-*?/:]{1,128}$/;
 
 const upstreamName = z.string().regex(UPSTREAM_NAME_PATTERN, {
-  error: 'expected 1-32 letters, digits, "-" or single "_", starting with a letter or digit',
+  error: 'expected 1-32 letters, digits, "-" or single "_", starting with a letter or digit and not ending with "_"',
 });
 const toolGlob = z.string().regex(TOOL_GLOB_PATTERN, { error: 'expected a tool name or a glob with * and ? (1-128 characters)' });
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, { error: 'expected an HTTP header name' });
@@ -62,6 +66,11 @@ export const httpUpstreamSchema = z.strictObject({
   ...common,
   url: z.url({ protocol: /^https?$/, error: 'expected an http or https URL' }).max(8192),
   headers: z.record(headerName, headerValue).optional(),
+  /**
+   * This upstream is an operations v2 Company: its poppy.json is read and its tool calls go
+   * through the SDK's perform loop. Only the config says so: a poppy.json alone changes nothing.
+   */
+  company: z.boolean().optional(),
   session: sessionOptionSchema.optional(),
 });
 
@@ -77,4 +86,19 @@ export function isStdioUpstream(spec: UpstreamSpec): spec is StdioUpstreamSpec {
 /** How the person is told the server is reached: the command line, or the URL. */
 export function reachedBy(spec: UpstreamSpec): { transport: 'stdio'; command: string; args: string[] } | { transport: 'http'; url: string } {
   return isStdioUpstream(spec) ? { transport: 'stdio', command: spec.command, args: [...(spec.args ?? [])] } : { transport: 'http', url: spec.url };
+}
+
+/**
+ * Two upstream names whose prefixed tool names can be the same string, or undefined. `x` and `y`
+ * collide when `x__` and `y__` are a prefix of one another: `a` and `a_` both expose `a___b` (the
+ * tool `_b` of one, `b` of the other), and a name given twice is the same prefix.
+ */
+export function ambiguousUpstreamNames(names: readonly string[]): [string, string] | undefined {
+  for (const [i, x] of names.entries()) {
+    for (const y of names.slice(i + 1)) {
+      const [px, py] = [`${x}__`, `${y}__`];
+      if (px.startsWith(py) || py.startsWith(px)) return [x, y];
+    }
+  }
+  return undefined;
 }

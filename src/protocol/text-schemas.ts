@@ -10,7 +10,7 @@ import { isWellFormedText } from './json';
 /** C0/C1 controls and the bidi controls: text shown as a name must be one plain line. */
 // Control characters are exactly what this pattern looks for.
 // eslint-disable-next-line no-control-regex
-const CONTROL_OR_BIDI = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+export const CONTROL_OR_BIDI = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 
 /** A name a person reads in the extension (agent names): untrusted, so one plain, short line. */
 export function displayNameSchema(max: number): z.ZodType<string> {

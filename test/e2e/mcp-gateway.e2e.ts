@@ -143,7 +143,7 @@ test('fails closed without Countersign: a gateway that is not paired calls nothi
   rmSync(unpaired, { recursive: true, force: true });
 });
 
-const companyArgs = () => ['--url', `${company.url}/mcp`, '--header', `Poppy-Session: sess_${randomUUID().replace(/-/g, '')}`, '--header', 'Poppy-Version: 0.4', '--header', 'Authorization: Bearer tok_sam', '--session', 'signed-in:sam@example.com'];
+const companyArgs = () => ['--url', `${company.url}/mcp`, '--company', '--header', `Poppy-Session: sess_${randomUUID().replace(/-/g, '')}`, '--header', 'Poppy-Version: 0.4', '--header', 'Authorization: Bearer tok_sam', '--session', 'signed-in:sam@example.com'];
 const EXCHANGE = { order_id: 'ord_Sm41', item_id: 'itm_7Pq', replacement_sku: 'stormline-insulated-l' };
 // Another action on the same item: a revision once declined stays declined (the agent's journal
 // answers it without asking again), so the approve test asks about different terms.

@@ -25,7 +25,7 @@ describe('countersign-mcp [options] -- <command> [args...]', () => {
   });
   it('refuses --env NAME that is not set here', () => expect(refused(['--env', 'NOPE', '--', 'srv'])).toMatch(/--env NOPE: not set/));
   it('refuses an empty command after --', () => expect(refused(['--'])).toMatch(/must be followed by the upstream command/));
-  it('refuses --header for a stdio upstream', () => expect(refused(['--header', 'A: b', '--', 'srv'])).toMatch(/--header and --session are for --url/));
+  it('refuses --header for a stdio upstream', () => expect(refused(['--header', 'A: b', '--', 'srv'])).toMatch(/--header, --session and --company are for --url/));
   it('defaults: agent name, two-minute expiry, ask-all off', () =>
     expect(parseGatewayArgs(['--', 'srv'], env)).toMatchObject({ agentName: DEFAULT_AGENT_NAME, expirySeconds: 120, askAll: false, configDir: undefined }));
 });
@@ -46,6 +46,12 @@ describe('countersign-mcp [options] --url <URL>', () => {
   });
   it('refuses a URL that is not http(s)', () => expect(refused(['--url', 'file:///etc/passwd'])).toMatch(/url/));
   it('refuses --env with --url', () => expect(refused(['--url', 'https://a.example/mcp', '--env', 'HOME'])).toMatch(/--env is for stdio/));
+  it('reads --company: only the command line makes an upstream a Company', () => {
+    expect(parseGatewayArgs(['--url', 'http://localhost:1/mcp', '--company'], env)).toMatchObject({ upstreams: [{ company: true }] });
+    expect((parseGatewayArgs(['--url', 'http://localhost:1/mcp'], env) as { upstreams: Array<Record<string, unknown>> }).upstreams[0]).not.toHaveProperty('company');
+    expect(refused(['--company', '--', 'srv'])).toMatch(/--company are for --url/);
+    expect(refused(['--config', 'gw.json', '--company'])).toMatch(/--company belongs in the config file/);
+  });
 });
 
 describe('countersign-mcp --config <file>', () => {

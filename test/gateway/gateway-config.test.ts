@@ -47,6 +47,8 @@ describe('parseGatewayConfig', () => {
     expect(message(text)).toMatch(/^gw\.json:\d+: upstreams\.0/);
   });
   it('refuses two upstreams with one name', () => expect(message(good.replace('"name": "shop"', '"name": "files"'))).toMatch(/upstreams: expected each upstream name once/));
+  it('refuses a name that ends with "_" (files_ and files would both expose files___x)', () =>
+    expect(message(good.replace('"name": "shop"', '"name": "files_"'))).toMatch(/^gw\.json:12: upstreams\.1\.name: .*not ending with "_"/));
   it('refuses an upstream with neither command nor url', () => expect(message('{"upstreams": [{"name": "x"}]}')).toMatch(/upstreams\.0/));
   it('names the line of a JSON syntax error, and refuses comments and trailing commas', () => {
     expect(message('{\n  "upstreams": [\n  ,]\n}')).toMatch(/^gw\.json:3: expected JSON/);

@@ -24,6 +24,13 @@ describe('toolPolicy: the config file overrides, in the order deny, ask-all, ask
   it('a glob that does not match leaves the default', () => expect(toolPolicy(rw, { allow: ['write'] }, false)).toBe('ask'));
 });
 
+describe('toolPolicy: a Company the config names gets the same local policy first', () => {
+  it('deny hides its tool', () => expect(toolPolicy(rw, { deny: ['write_*'] }, false, true)).toBe('deny'));
+  it('--ask-all asks', () => expect(toolPolicy(ro, undefined, true, true)).toBe('ask'));
+  it('ask asks', () => expect(toolPolicy(rw, { ask: ['write_file'] }, false, true)).toBe('ask'));
+  it('otherwise its own operations ask: allowed to its perform loop, whatever the annotations', () => expect(toolPolicy(rw, undefined, false, true)).toBe('allow'));
+});
+
 describe('globToRegExp', () => {
   it.each([
     ['*', 'anything', true],
