@@ -51,6 +51,7 @@ export const BINS = [
   { name: 'countersign-bridge', entry: 'src/bridge/main.ts' },
   { name: 'countersign-mcp', entry: 'src/gateway/main.ts' },
   { name: 'countersign', entry: 'src/conformance/main.ts' },
+  { name: 'countersign-hook', entry: 'src/hook/main.ts' },
 ];
 
 /** The package's library entry points: package.json "exports" subpath, source, built files. */
