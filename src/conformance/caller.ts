@@ -1,3 +1,4 @@
+import { CountersignError } from '../protocol/errors';
 import { formatExtensionsHeader } from '../protocol/index';
 import type { SessionSigner } from './session-token';
 
@@ -31,8 +32,17 @@ export class Caller {
     return headers;
   }
 
+  /**
+   * The URL of a scenario path, its variables filled. Guard: it stays on the Company's origin
+   * whatever a variable held: a value the Company answered with (`setup.capture`) may be
+   * `/elsewhere.example`, which would make `/{{next}}/orders` a URL of another host.
+   */
   url(path: string): string {
-    return new URL(path, this.#origin).href;
+    const url = /^\/(?![/\\])/.test(path) ? new URL(path, this.#origin) : undefined;
+    if (url?.origin !== this.#origin.origin) {
+      throw new CountersignError('ERR_SCENARIO_INVALID', `scenario: the path ${JSON.stringify(path.slice(0, 200))}: expected a path on ${this.#origin.origin} once its variables are filled, got one that leaves it; nothing was sent`);
+    }
+    return url.href;
   }
 
   /** The same Session without the account's headers: signed out (section 3, spec 5.5). */

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Caller } from '../../src/conformance/caller';
 import { MAX_RESPONSE_BYTES } from '../../src/conformance/company-http';
 import { runConformance } from '../../src/conformance/run-conformance';
 import { parseScenario } from '../../src/conformance/scenario';
@@ -77,5 +78,60 @@ describe('countersign conformance against a hostile Company', () => {
     // One read on opening, at most 100 for the answer, one after the quiet time.
     expect(events).toBeLessThanOrEqual(102);
     expect(report.summary.error).toBe(0);
+  }, 60_000);
+});
+
+describe('countersign conformance: a scenario path stays on --company\'s origin whatever a variable holds', () => {
+  const elsewhere: string[] = [];
+  const company: string[] = [];
+  let servers: Server[] = [];
+  let origin: string;
+  let other: string;
+
+  beforeAll(async () => {
+    const listen = async (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+      const server = createServer(handler);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      servers.push(server);
+      return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    other = await listen((req, res) => {
+      elsewhere.push(`${req.method} ${req.url}`);
+      res.writeHead(403, { 'Content-Type': 'application/json' }).end('{"error":"approval_required"}');
+    });
+    // The Company's setup answer names "the next path": another host, written as a path.
+    origin = `http://${await listen((req, res) => {
+      company.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ next: `/${other}` }));
+    })}`;
+  });
+
+  it('every way a filled path can name another host is refused: "//", "/\\", a tab between the slashes, a whole URL', () => {
+    const caller = new Caller({ label: 'x', sid: 's', origin: new URL('http://127.0.0.1:1'), signer: undefined as never });
+    for (const path of ['//x.example/a', '/\\x.example/a', '/\t/x.example/a', 'https://x.example/a', 'a']) {
+      expect(() => caller.url(path), path).toThrow(expect.objectContaining({ code: 'ERR_SCENARIO_INVALID' }));
+    }
+    expect(caller.url('/orders/../x.example/a?b=//c')).toBe('http://127.0.0.1:1/x.example/a?b=//c');
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    servers = [];
+  });
+
+  it('a captured "/host:port" in "/{{next}}/orders" is refused with ERR_SCENARIO_INVALID, and nothing reaches the other host', async () => {
+    const scenario = parseScenario(
+      JSON.stringify({
+        version: 1,
+        setup: { request: { method: 'POST', path: '/setup' }, capture: { next: '/next' } },
+        api: { operation: { method: 'POST', path: '/{{next}}/orders', body: {} } },
+      }),
+    );
+    const report = await runConformance({ company: origin, scenario, only: ['2-returns-operations'] });
+    const finding = report.checks.find((c) => c.id === '2-returns-operations')?.findings[0];
+    expect(company).toContain('POST /setup');
+    expect(elsewhere).toEqual([]);
+    expect(finding?.status).toBe('error');
+    expect(finding?.reason).toMatch(new RegExp(`the path "//${other.replace(/\./g, '\\.')}/orders": expected a path on ${origin.replace(/\./g, '\\.')} once its variables are filled`));
   }, 60_000);
 });
