@@ -90,5 +90,13 @@ export function thumbprintInput(jwk: unknown): string {
 
 /** The RFC 7638 JWK thumbprint (SHA-256, base64url) of an Ed25519 or P-256 public key. */
 export async function jwkThumbprint(jwk: unknown): Promise<string> {
-  return base64urlEncode(await sha256(new TextEncoder().encode(thumbprintInput(jwk))));
+  return thumbprintOfInput(thumbprintInput(jwk));
+}
+
+/**
+ * RFC 7638 section 3.1: the SHA-256 of a thumbprint input (section 3.2's JSON of the required
+ * members), base64url. The one place a thumbprint is hashed, for every key type.
+ */
+export async function thumbprintOfInput(input: string): Promise<string> {
+  return base64urlEncode(await sha256(new TextEncoder().encode(input)));
 }

@@ -1,15 +1,14 @@
-import { calculateJwkThumbprint } from 'jose';
 import { B64U_PATTERN } from './base64url';
 import { CountersignError, isCountersignError } from './errors';
 import { isObject } from './issues';
-import { PRIVATE_JWK_MEMBERS, parsePublicJwk, type PublicJwk } from './jwk';
+import { PRIVATE_JWK_MEMBERS, jwkThumbprint, parsePublicJwk, thumbprintOfInput, type PublicJwk } from './jwk';
 import { subtle } from './webcrypto';
 
 /**
  * The signing keys of decisions (docs/bridge-protocol.md, section 10 "The signed decision"): the
  * algorithms they use, their RFC 7638 thumbprints (`kid`, `aud`) and how a key pair is made. Apart
  * from decision.ts, which re-exports all of it, so that file stays about the decision itself.
- * Uses jose, so the bridge bundle does not import it (jwk.ts has the jose-free key rules).
+ * The thumbprint itself is computed in jwk.ts, which the bridge shares.
  */
 
 /** The signature algorithms of the extension's key: Ed25519, or P-256 where the engine lacks it. */
@@ -29,24 +28,16 @@ export function algForKey(jwk: PublicJwk): DecisionAlg {
  * mistake.
  */
 export async function publicJwkThumbprint(jwk: unknown): Promise<string> {
-  let members: { kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string };
-  if (isObject(jwk) && jwk['kty'] === 'RSA') {
-    for (const member of PRIVATE_JWK_MEMBERS) {
-      if (member in jwk) throw new CountersignError('ERR_KEY_INVALID', `key.${member}: expected no private key material (never accepted where a public key is expected), got some`);
-    }
-    const n = jwk['n'];
-    const e = jwk['e'];
-    if (typeof n !== 'string' || !B64U_PATTERN.test(n)) throw new CountersignError('ERR_KEY_INVALID', 'key.n: expected a base64url string');
-    if (typeof e !== 'string' || !B64U_PATTERN.test(e)) throw new CountersignError('ERR_KEY_INVALID', 'key.e: expected a base64url string');
-    members = { kty: 'RSA', n, e };
-  } else {
-    members = parsePublicJwk(jwk);
+  if (!isObject(jwk) || jwk['kty'] !== 'RSA') return jwkThumbprint(jwk);
+  for (const member of PRIVATE_JWK_MEMBERS) {
+    if (member in jwk) throw new CountersignError('ERR_KEY_INVALID', `key.${member}: expected no private key material (never accepted where a public key is expected), got some`);
   }
-  try {
-    return await calculateJwkThumbprint(members, 'sha256');
-  } catch (cause) {
-    throw new CountersignError('ERR_KEY_INVALID', 'key: could not compute its RFC 7638 thumbprint', { cause });
-  }
+  const n = jwk['n'];
+  const e = jwk['e'];
+  if (typeof n !== 'string' || !B64U_PATTERN.test(n)) throw new CountersignError('ERR_KEY_INVALID', 'key.n: expected a base64url string');
+  if (typeof e !== 'string' || !B64U_PATTERN.test(e)) throw new CountersignError('ERR_KEY_INVALID', 'key.e: expected a base64url string');
+  // RFC 7638 section 3.2: an RSA key's required members are e, kty and n, in that order.
+  return thumbprintOfInput(`{"e":"${e}","kty":"RSA","n":"${n}"}`);
 }
 
 export interface SigningKeyPair {
