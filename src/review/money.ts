@@ -5,7 +5,7 @@
  * whether an amount in the terms is a charge, money to the person, or neither. This file is
  * the one place that decides it (`moneyDirection`).
  */
-import { canonicalDecimal, isCurrencyCode } from './statements.ts';
+import { canonicalDecimal, currencyCode } from './statements.ts';
 import { isPlainObject, type PathSegment } from './values.ts';
 
 /**
@@ -20,14 +20,14 @@ export interface TermsAmount {
   /** Canonical decimal without sign: "70.00" → "70". */
   value: string;
   negative: boolean;
-  /** Null for a money-named number without a currency (`{ "fee": 5 }`): any currency matches. */
+  /** The ISO 4217 code in capitals ("usd" is USD, see `currencyCode`); null for a money-named number without one (`{ "fee": 5 }`): any currency matches. */
   currency: string | null;
   direction: MoneyDirection;
   /** Lower-case words of the path's keys: `price_difference` → ["price", "difference"]. */
   words: string[];
   /** From a `{ amount, currency }` object rather than a flat or bare member. */
   object: boolean;
-  /** As written, with its currency: "70.00 USD" (a plain decimal and a code: safe to show). */
+  /** As written, with its currency in capitals: "70.00 USD" (a plain decimal and a code: safe to show). */
   shown: string;
 }
 
@@ -130,7 +130,7 @@ export function termsMoney(terms: Record<string, unknown> | undefined): TermsMon
       }
       return;
     }
-    const code = typeof value.currency === 'string' && isCurrencyCode(value.currency) ? value.currency : null;
+    const code = currencyCode(value.currency);
     if (code !== null && decimalOf(value.amount) !== null) {
       add(path, value.amount as string | number, code, true);
       for (const [key, child] of Object.entries(value)) if (key !== 'amount' && key !== 'currency') walk(child, [...path, key], depth + 1);

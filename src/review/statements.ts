@@ -64,12 +64,16 @@ const CURRENCY_SIGNS: Record<string, readonly string[]> = {
  * currencies stands for all of them; "cents" is a hundredth of any of them.
  */
 const CURRENCY_WORDS: ReadonlyArray<readonly [RegExp, readonly string[], number]> = [
+  [/^(?:US|U\.S\.)\s+dollars?\b/i, ['USD'], 1],
+  [/^Canadian\s+dollars?\b/i, ['CAD'], 1],
+  [/^Australian\s+dollars?\b/i, ['AUD'], 1],
   [/^dollars?\b/i, ['USD', 'CAD', 'AUD', 'NZD', 'HKD', 'SGD', 'MXN'], 1],
   [/^bucks?\b/i, ['USD', 'CAD', 'AUD', 'NZD'], 1],
   [/^euros?\b/i, ['EUR'], 1],
   [/^pounds?(?: sterling)?\b/i, ['GBP'], 1],
   [/^yen\b/i, ['JPY'], 1],
   [/^cents?\b/i, ['USD', 'EUR', 'CAD', 'AUD', 'NZD', 'HKD', 'SGD', 'MXN'], 100],
+  [/^pence\b/i, ['GBP'], 100],
 ];
 
 /**
@@ -84,12 +88,28 @@ export function isCurrencyCode(value: string): boolean {
   return /^[A-Z]{3}$/.test(value);
 }
 
+/**
+ * The ISO 4217 code a `currency` member of the terms names, in capitals, or null. ISO 4217
+ * writes its codes in capitals, but the code is the three letters: "usd" is USD (ECMA-402's
+ * IsWellFormedCurrencyCode reads codes without regard to case, and payment APIs send them in
+ * lower case). So the casing is normalised rather than reported: an amount in "usd" is money in
+ * USD, checked as such, and a warning about the casing would fire on honest Companies alike.
+ */
+export function currencyCode(value: unknown): string | null {
+  return typeof value === 'string' && /^[A-Za-z]{3}$/.test(value) ? value.toUpperCase() : null;
+}
+
 export function knownCurrency(value: string): boolean {
   return Object.hasOwn(CURRENCY_SIGNS, value);
 }
 
+/** Codes whose lower case is an English word ("try", "pen", "mad"): only the capitals are the code. */
+const CODE_WORDS = new Set(['TRY', 'PEN', 'MAD', 'ALL', 'CUP', 'TOP', 'BOB', 'GEL', 'MOP', 'BAM']);
+
 function signsOf(currency: string): readonly string[] {
-  return [currency, ...(CURRENCY_SIGNS[currency] ?? [])];
+  // "70 usd" in a summary is read as dollars by the person, so it is the code too.
+  const lower = CODE_WORDS.has(currency) ? [] : [currency.toLowerCase()];
+  return [currency, ...lower, ...(CURRENCY_SIGNS[currency] ?? [])];
 }
 
 const WORDLIKE = /[\p{L}\p{N}\p{M}]/u;
@@ -182,16 +202,18 @@ export function statesMoney(text: string, mentions: readonly NumberMention[], am
 
 /** An amount as the summary presents it: a number with a currency next to it. */
 export interface MoneyMention {
-  /** The span of sign, number and code in the text ("$70.00", "70,00 \u20AC"). */
+  /** The span of sign, number and code in the text ("$70.00", "70,00 \u20AC", "seven dollars"). */
   start: number;
   end: number;
-  /** Where the digits are. */
+  /** Where the digits (or the number words) are. */
   numberStart: number;
   numberEnd: number;
   /** Canonical values, as a reader takes them (see `COMMA_DECIMAL`). */
   values: string[];
   /** The ISO codes the sign or code can mean; empty for a bare number presented as money. */
   currencies: string[];
+  /** Written with a minus sign ("-$70.00", "$-70.00", "\u221270.00 USD"): money off or back, to a reader. */
+  negative: boolean;
 }
 
 /** "7.00" → "0.07": a canonical decimal divided by 10^places. */
@@ -202,6 +224,14 @@ function shiftDown(value: string, places: number): string {
   return canonicalDecimal(`${digits.slice(0, point)}.${digits.slice(point)}`) ?? value;
 }
 
+/** "1.2" → "1200000" for 6 places: a canonical decimal times 10^places. */
+function shiftUp(value: string, places: number): string {
+  const [int, frac = ''] = value.split('.');
+  const digits = `${int!}${frac.padEnd(places, '0')}`;
+  const point = int!.length + places;
+  return canonicalDecimal(`${digits.slice(0, point)}.${digits.slice(point) || '0'}`) ?? value;
+}
+
 /**
  * Words just before a bare number that present it as money ("You pay 7.00", "Total: 7.00"):
  * such a number is read as an amount in an unnamed currency, so "You pay 7.00" can't hide
@@ -209,11 +239,98 @@ function shiftDown(value: string, places: number): string {
  */
 const MONEY_WORDS_BEFORE = /\b(?:pay|pays|paying|paid|total|due|charged?|costs?|price|fee|amount|refund(?:ed)?|balance|deposit)\b(?:[^\p{L}\p{N}\n]+\p{L}+){0,2}[^\p{L}\p{N}\n]{1,4}$/iu;
 
+/** A word after a number that multiplies it: "$7 hundred" is 700 to a reader, not 7. */
+const SCALE_AFTER = /^[^\S\n]+(hundred|thousand|million|billion)\b/i;
+const SCALE_PLACES: Record<string, number> = { hundred: 2, thousand: 3, million: 6, billion: 9 };
+
+/** A minus sign: hyphen-minus, U+2212, or the en dash typeset as one. */
+const MINUS = /[-\u2212\u2013]/;
+
+const UNIT_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+const TEEN_WORDS = ['ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const TENS_WORDS = ['twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
+const BIG_WORDS: Record<string, number> = { thousand: 1_000, million: 1_000_000, billion: 1_000_000_000 };
+
+type WordKind = 'start' | 'a' | 'unit' | 'teen' | 'tens' | 'hundred' | 'big' | 'and';
+
+/** Which kind of number word may follow which: "seventy-five", "fifteen hundred", "a thousand", "seven hundred and fifty". */
+const FOLLOWS: Record<Exclude<WordKind, 'start'>, readonly WordKind[]> = {
+  a: ['start'],
+  unit: ['start', 'tens', 'hundred', 'big', 'and'],
+  teen: ['start', 'hundred', 'big', 'and'],
+  tens: ['start', 'hundred', 'big', 'and'],
+  hundred: ['a', 'unit', 'teen', 'tens'],
+  big: ['a', 'unit', 'teen', 'tens', 'hundred'],
+  and: ['hundred', 'big'],
+};
+
+function wordKind(word: string): Exclude<WordKind, 'start'> | null {
+  if (UNIT_WORDS.includes(word)) return 'unit';
+  if (TEEN_WORDS.includes(word)) return 'teen';
+  if (TENS_WORDS.includes(word)) return 'tens';
+  if (word === 'hundred') return 'hundred';
+  if (Object.hasOwn(BIG_WORDS, word)) return 'big';
+  if (word === 'and') return 'and';
+  return word === 'a' || word === 'an' ? 'a' : null;
+}
+
+/**
+ * English numbers written in words ("seven", "seventy-five", "seven hundred and fifty", "a
+ * thousand"), as number mentions: a summary that spells its amount ("seven dollars") states it
+ * as plainly as digits do. "zero" stands alone; "a" counts only before "hundred" or "thousand".
+ */
+export function wordNumberMentions(text: string): NumberMention[] {
+  const words = [...text.matchAll(/\p{L}+/gu)].map((m) => ({ start: m.index, end: m.index + m[0].length, kind: wordKind(m[0].toLowerCase()), word: m[0].toLowerCase() }));
+  const out: NumberMention[] = [];
+  for (let i = 0; i < words.length; i += 1) {
+    const first = words[i]!;
+    if (first.kind === null || first.kind === 'and') continue;
+    let total = 0;
+    let current = 0;
+    let last: WordKind = 'start';
+    let end = -1;
+    for (let j = i; j < words.length; j += 1) {
+      const w = words[j]!;
+      if (w.kind === null || !FOLLOWS[w.kind].includes(last)) break;
+      if (j > i && !/^(?:[^\S\n]+|-)$/.test(text.slice(words[j - 1]!.end, w.start))) break;
+      if (w.kind === 'unit' && w.word === 'zero' && last !== 'start') break;
+      if (w.kind === 'unit' || w.kind === 'teen' || w.kind === 'tens') {
+        current += w.kind === 'unit' ? UNIT_WORDS.indexOf(w.word) : w.kind === 'teen' ? 10 + TEEN_WORDS.indexOf(w.word) : 20 + 10 * TENS_WORDS.indexOf(w.word);
+      } else if (w.kind === 'hundred') {
+        current = (current || 1) * 100;
+      } else if (w.kind === 'big') {
+        total += (current || 1) * BIG_WORDS[w.word]!;
+        current = 0;
+      }
+      last = w.kind;
+      if (w.kind !== 'a' && w.kind !== 'and') end = j;
+      if (w.word === 'zero') break;
+    }
+    if (end < 0) continue;
+    out.push({ start: first.start, end: words[end]!.end, values: [String(total + current)] });
+    i = end;
+  }
+  return out;
+}
+
+/** The currency word after a number ("dollars", "euros", "cents"): where it ends, its codes, and the places "cents" shifts by. */
+function currencyWordAfter(text: string, index: number): { end: number; codes: readonly string[]; places: number } | null {
+  const raw = text.slice(index, index + 30);
+  const tail = raw.replace(SPACER, '');
+  for (const [word, codes, divisor] of CURRENCY_WORDS) {
+    const found = word.exec(tail);
+    if (found) return { end: index + raw.length - tail.length + found[0].length, codes, places: divisor === 100 ? 2 : 0 };
+  }
+  return null;
+}
+
 /**
  * Every amount the summary presents: a number with a currency sign, code or word next to it
  * (spec section 3: "any amount" must be in the summary, so this is how the summary states
- * one), plus a bare number with two decimals right after words like "pay" or "total".
- * `codes` adds currencies beyond the built-in ones (those of the terms).
+ * one), plus a bare number with two decimals right after words like "pay" or "total". A number
+ * in words counts with a currency word or code after it ("seven dollars"), and "and fifty
+ * cents" after dollars adds to them. `codes` adds currencies beyond the built-in ones (those of
+ * the terms).
  */
 export function moneyMentions(text: string, mentions: readonly NumberMention[], codes: Iterable<string> = []): MoneyMention[] {
   const all = new Set<string>(Object.keys(CURRENCY_SIGNS));
@@ -221,21 +338,26 @@ export function moneyMentions(text: string, mentions: readonly NumberMention[], 
   const signs = [...all].flatMap((code) => signsOf(code).map((sign) => [code, sign] as const));
   // Only signs made of characters that occur next to the number are tried (a fast first look).
   const near = (from: number, to: number) => text.slice(Math.max(0, from), to);
-  const out: MoneyMention[] = [];
-  for (const m of mentions) {
+  const spelled = wordNumberMentions(text).map((m) => ({ ...m, spelled: true }));
+  const numbers = [...mentions.map((m) => ({ ...m, spelled: false })), ...spelled].sort((a, b) => a.start - b.start);
+  const out: Array<MoneyMention & { places: number }> = [];
+  for (const m of numbers) {
     if (m.values.length === 0) continue;
+    const scale = m.spelled ? null : SCALE_AFTER.exec(text.slice(m.end, m.end + 12));
+    const numberEnd = scale ? m.end + scale[0].length : m.end;
     const currencies = new Set<string>();
     let start = m.start;
-    let end = m.end;
-    let divide = 0;
+    let end = numberEnd;
+    let places = 0;
     const head = near(m.start - 30, m.start);
-    const tail = near(m.end, m.end + 30);
+    const tail = near(numberEnd, numberEnd + 30);
     for (const [code, sign] of signs) {
       const first = sign[0]!;
       const last = sign[sign.length - 1]!;
       if (!head.includes(last) && !tail.includes(first)) continue;
-      const before = signStartBefore(text, m.start, sign);
-      const after = signEndAfter(text, m.end, sign);
+      // A sign before a number in words ("$seven") is no way to write an amount.
+      const before = m.spelled ? -1 : signStartBefore(text, m.start, sign);
+      const after = signEndAfter(text, numberEnd, sign);
       if (before >= 0) {
         currencies.add(code);
         start = Math.min(start, before);
@@ -246,27 +368,34 @@ export function moneyMentions(text: string, mentions: readonly NumberMention[], 
       }
     }
     if (currencies.size === 0) {
-      const tail = text.slice(m.end, m.end + 24).replace(SPACER, '');
-      for (const [word, codesOfWord, divisor] of CURRENCY_WORDS) {
-        const found = word.exec(tail);
-        if (!found) continue;
-        for (const code of codesOfWord) currencies.add(code);
-        end = m.end + (text.slice(m.end, m.end + 24).length - tail.length) + found[0].length;
-        if (divisor === 100) divide = 2;
-        break;
+      const word = currencyWordAfter(text, numberEnd);
+      if (word) {
+        for (const code of word.codes) currencies.add(code);
+        end = word.end;
+        places = word.places;
       }
     }
     let values = m.values;
     if (currencies.size === 0) {
       const raw = text.slice(m.start, m.end);
-      if (!/[.,]\d{2}$/.test(raw) || !MONEY_WORDS_BEFORE.test(text.slice(Math.max(0, m.start - 40), m.start))) continue;
+      if (m.spelled || !/[.,]\d{2}$/.test(raw) || !MONEY_WORDS_BEFORE.test(text.slice(Math.max(0, m.start - 40), m.start))) continue;
     } else if (values.length > 1 && ![...currencies].some((c) => COMMA_DECIMAL.has(c))) {
       values = values.slice(0, 1);
     }
-    if (divide > 0) values = values.map((v) => shiftDown(v, divide));
-    out.push({ start, end, numberStart: m.start, numberEnd: m.end, values, currencies: [...currencies] });
+    if (scale) values = values.map((v) => shiftUp(v, SCALE_PLACES[scale[1]!.toLowerCase()]!));
+    if (places > 0) values = values.map((v) => shiftDown(v, places));
+    const lead = text[start - 1];
+    const negative = (lead !== undefined && MINUS.test(lead) && !WORDLIKE.test(text[start - 2] ?? ' ')) || MINUS.test(text.slice(start, m.start));
+    const previous = out[out.length - 1];
+    // "twelve dollars and fifty cents": one amount, 12.5.
+    if (previous && previous.places === 0 && places === 2 && /^[^\S\n]+and[^\S\n]+$/.test(text.slice(previous.end, m.start)) && values.length === 1 && Number(values[0]) < 1) {
+      previous.values = previous.values.map((v) => canonicalDecimal(`${v}.${values[0]!.split('.')[1] ?? '0'}`) ?? v);
+      previous.end = end;
+      continue;
+    }
+    out.push({ start, end, numberStart: m.start, numberEnd: m.end, values, currencies: [...currencies], negative, places });
   }
-  return out;
+  return out.map(({ places: _places, ...m }) => m);
 }
 
 /** The number, in any grouping: 1234.5 is stated by "1,234.50" and by "1234.5". */

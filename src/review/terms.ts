@@ -32,6 +32,7 @@ import { SUMMARY_DISPLAY_LIMIT, summaryToText, type SummaryOptions } from '../su
 import { inspectText, type Severity } from '../summary/text-inspection.ts';
 import {
   canonicalDecimal,
+  currencyCode,
   isCurrencyCode,
   isIsoDate,
   knownCurrency,
@@ -72,15 +73,19 @@ interface Money {
   currency: string;
 }
 
-/** `{ "amount": "70.00", "currency": "USD" }`, the seed's money shape (other members are walked on their own). */
+/** `{ "amount": "70.00", "currency": "USD" }`, the seed's money shape (other members are walked on their own); "usd" is USD (`currencyCode`). */
 function isMoney(value: unknown): value is Money & Record<string, unknown> {
   return (
     isPlainObject(value) &&
     (typeof value.amount === 'string' || typeof value.amount === 'number') &&
     canonicalDecimal(value.amount) !== null &&
-    typeof value.currency === 'string' &&
-    isCurrencyCode(value.currency)
+    currencyCode(value.currency) !== null
   );
+}
+
+/** The same money with its code in capitals, so "usd" and "USD" compare and show as one currency. */
+function normalMoney<T>(value: T): T {
+  return isMoney(value) ? { ...value, currency: currencyCode(value.currency)! } : value;
 }
 
 function signedDecimal(value: string | number): string | null {
@@ -115,9 +120,9 @@ function childOf(request: RequestValue, key: PathSegment): RequestValue {
   return isPlainObject(request) && Object.hasOwn(request, key) && request[key] !== undefined ? request[key] : MISSING;
 }
 
-/** Safe to show as is: `isMoney` admits only a plain decimal and three capital letters. */
+/** Safe to show as is: `isMoney` admits only a plain decimal and three letters. */
 function money(value: Money): string {
-  return `${String(value.amount)} ${value.currency}`;
+  return `${String(value.amount)} ${currencyCode(value.currency)!}`;
 }
 
 function shown(value: unknown): string {
@@ -149,7 +154,7 @@ class Review {
     }
     if (isMoney(value)) {
       this.values += 1;
-      this.money(value, path, request);
+      this.money(normalMoney(value), path, normalMoney(request));
       for (const [key, child] of Object.entries(value)) {
         if (key !== 'amount' && key !== 'currency') this.member(key, child, path, request, depth);
       }
@@ -219,8 +224,10 @@ class Review {
       if (isIsoDate(value)) {
         mustBeStated = true;
         stated = statesDate(this.text, value) || statesLiteral(this.text, value);
-      } else if (isCurrencyCode(value) && (knownCurrency(value) || /currency/i.test(String(path[path.length - 1])))) {
+      } else if (isCurrencyCode(value) && knownCurrency(value)) {
         stated = statesCurrency(this.text, value);
+      } else if (currencyCode(value) !== null && /currency/i.test(String(path[path.length - 1]))) {
+        stated = statesCurrency(this.text, currencyCode(value)!);
       } else {
         stated =
           statesLiteral(this.text, value) ||
@@ -292,7 +299,7 @@ function requestHeld(terms: unknown, request: unknown, depth: number): boolean {
       Object.entries(request).every(([key, item]) => item === undefined || (Object.hasOwn(terms, key) && requestHeld(terms[key], item, depth + 1)))
     );
   }
-  return sameValue(terms, request);
+  return sameValue(normalMoney(terms), normalMoney(request));
 }
 
 /** What each statement says, in `REVIEW_MESSAGES`; the order here is the order they are listed in. */

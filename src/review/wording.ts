@@ -66,11 +66,20 @@ interface Cue {
   directionOnly?: boolean;
   /** A free word before an extra ("free return shipping", "we'll cover delivery"): it is about the extra, not an amount near it. */
   extra?: string;
+  /** Denies a charge beyond one stated ("no further payment", "nothing more to pay"): true once the summary has stated the charge. */
+  relative?: boolean;
 }
 
 interface Mention extends MoneyMention {
   allowed: Allowed[];
 }
+
+/** What a denial may be of: "no cost", "zero fees", "without any payment", "at no expense", "no money (changes hands)". */
+const MONEY_NOUNS = String.raw`(?:costs?|charges?|fees?|payments?|expenses?|money(?!\s+back)|surcharges?|outlay)\b`;
+/** Words that make a denial relative to a charge stated elsewhere: "no further payment", "nothing more to pay". */
+const RELATIVE = String.raw`(?:extra|added|additional|further|more|else)`;
+/** A percentage that leaves nothing to pay: "100%", "100 percent" (or more, which is as false). */
+const WHOLE_PERCENT = String.raw`(?:100|[1-9]\d{2,})(?:\.0+)?\s*(?:%|percent\b|per\s*cent\b)`;
 
 /** [pattern, kind, negatable, needsMoney, only for the direction of a nearby amount] */
 const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, boolean?]> = [
@@ -79,16 +88,30 @@ const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, 
   [/\bcomplimentary\b/giu, 'free', true],
   [/\bgratis\b/giu, 'free', true],
   [/\bon\s+(?:us|the\s+house)\b/giu, 'free', false],
-  [/\bno\s+(?:extra\s+|additional\s+)?(?:charge|cost|fee|payment)s?\b/giu, 'free', false],
-  [/\bwithout\s+(?:any\s+)?(?:charge|cost|fee|payment)s?\b/giu, 'free', false],
-  [/\b(?:pay|paying|pays|owe|owing|costs?|costing)\s+(?:you\s+)?nothing\b/giu, 'free', false],
-  [/\bnothing\s+(?:to\s+pay|is\s+charged|will\s+be\s+charged|is\s+due|due)\b/giu, 'free', false],
+  // "No cost", "at zero extra cost", "without any payment", "with no out-of-pocket cost", "at no expense to you".
+  [new RegExp(String.raw`\b(?:no|zero|nil|without(?:\s+any)?)[\s-]+(?:${RELATIVE}\s+)?(?:out[\s-]of[\s-]pocket\s+)?${MONEY_NOUNS}`, 'giu'), 'free', false],
+  [/\b(?:pay|paying|pays|owe|owing|costs?|costing)\s+(?:you\s+)?(?:nothing|zero|zilch|nada)\b/giu, 'free', false],
+  [/\bwithout\s+paying\b/giu, 'free', false],
+  [/\bour\s+(?:treat|gift\s+to\s+you)\b/giu, 'free', false],
+  [new RegExp(String.raw`\bnothing\s+(?:${RELATIVE}\s+)?(?:to\s+pay|is\s+charged|will\s+be\s+charged|is\s+due|due)\b`, 'giu'), 'free', false],
+  // "You won't be out a penny", "it doesn't cost you a cent (more)".
+  [/\b(?:won't|wont|will\s+not|doesn't|does\s+not|don't|do\s+not|never|not)\s+(?:be\s+out|cost(?:\s+you)?|spend)\s+(?:a|one)\s+(?:single\s+)?(?:cent|penny|dime|thing|dollar|euro|pound)\b(?:\s+(?:more|extra))?/giu, 'free', false],
+  [/\b(?:at|on)\s+our\s+(?:own\s+)?(?:expense|cost|dime)\b/giu, 'free', false],
+  [/\bcomp(?:ed|'d)\b/giu, 'free', true],
+  // "100% off", "a 100 percent discount", "discounted by 100%", "fully discounted".
+  [new RegExp(String.raw`\b${WHOLE_PERCENT}(?:\s+|-)(?:off\b|discount(?:ed)?\b|reduction\b|markdown\b|covered\b|free\b|paid\b)`, 'giu'), 'free', true],
+  [new RegExp(String.raw`\b(?:discount(?:ed)?|reduc(?:ed|tion)|marked\s+down|knocked\s+off)\s+(?:of\s+|by\s+)?${WHOLE_PERCENT}`, 'giu'), 'free', true],
+  [/\b(?:fully|completely|entirely|totally|wholly)\s+(?:discounted|comped|covered|paid(?:\s+for)?|prepaid)\b|\b(?:a\s+)?full\s+discount\b/giu, 'free', true],
   [/\b(?:won't|wont|will\s+not|not|never)\s+be\s+(?:charged|billed|debited)\b/giu, 'free', false],
   [/\b(?:won't|wont|will\s+not|don't|do\s+not|doesn't|does\s+not|never|needn't|need\s+not|no\s+need\s+to)\s+(?:have\s+to\s+)?pay\b(?:\s+(?:anything|a\s+(?:cent|penny|thing)))?/giu, 'free', false],
   [/\bnothing\s+(?:owed|owing)\b/giu, 'free', false],
   [/\balready\s+(?:been\s+)?(?:paid|settled|covered)\b/giu, 'free', false],
   [/\bcovered\s+by\b/giu, 'free', false],
-  [/\b(?:we|we'll|we\s+will|we've|we\s+have)\s+(?:cover(?:ed)?|pa(?:y|id)\s+for|take(?:n)?\s+care\s+of|absorb(?:ed)?)\b/giu, 'free', false],
+  [
+    /\b(?:we|we'll|we\s+will|we've|we\s+have|we're|we\s+are)\s+(?:cover(?:ed|ing)?|pa(?:y|id|ying)\s+for|take(?:n)?\s+care\s+of|absorb(?:ed|ing)?|pick(?:ed|ing)?\s+up\s+the\s+(?:tab|bill|cost)|foot(?:ed|ing)?\s+the\s+bill|bear(?:ing)?\s+the\s+cost)\b/giu,
+    'free',
+    false,
+  ],
   [/\bwaiv(?:e|ed|es|ing)\b/giu, 'free', true],
   [/\b(?:for\s+nothing|zero\s+(?:cost|charge))\b/giu, 'free', false],
   [/\brefund(?:s|ed|ing)?\b/giu, 'refund', true],
@@ -99,7 +122,7 @@ const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, 
   [/\bpayouts?\b/giu, 'refund', true],
   [/\bpa(?:y|ys|id|ying)\s+(?:out\s+)?(?:back\s+)?(?:to\s+)?you\b/giu, 'refund', false],
   [/\bpa(?:y|ys|id)\s+(?:out\s+)?(?:back\s+)?to\s+your\b/giu, 'refund', false],
-  [/\b(?:money|cash)\s+back\b/giu, 'refund', false],
+  [/\b(?:money|cash)\s+back\b/giu, 'refund', true],
   // "You get it back within 10 days" is the item; "you get $70.00 back" is money.
   [/\b(?:you(?:'ll|\s+will)?\s+)?(?:get|gets|getting|got|receive|receives|receiving)\b(?:\s+[^\s.!?;]+){0,4}?\s+back\b/giu, 'refund', false, true],
   [/\byou(?:'ll|\s+will)?\s+(?:receive|get)\b/giu, 'refund', false, true],
@@ -112,8 +135,14 @@ const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, 
   [/\b(?:costs?|fees?|price|due|debit(?:ed)?|bill(?:ed)?|owe|more|extra|additional|surcharge|deposit|total|deducted|keeps?|retain(?:ed|s)?|withh[eo]ld)\b/giu, 'charge', true],
 ];
 
-/** Words right after an amount that say which way it goes ("$70.00 more", "$20.00 less", "$70.00 back"). */
-const AFTER_AMOUNT = /^(?:\s|\u27E8U\+[0-9A-F]+\u27E9)*(more|extra|additional|less|back|off|refund(?:ed)?|credit(?:ed)?|cash\s?back)\b/i;
+/** Words right after an amount that say which way it goes ("$70.00 more", "$20.00 less", "$70.00 back", "$70.00 off"). */
+const AFTER_AMOUNT = /^(?:\s|\u27E8U\+[0-9A-F]+\u27E9)*(more|extra|additional|less|back|off(?!-)|refund(?:ed)?|credit(?:ed)?|cash\s?back)\b/i;
+
+/** The book-keeping marks after an amount: "700.00 CR" is a credit to the person, "700.00 DR" a debit. */
+const CREDIT_DEBIT_AFTER = /^[^\S\n]?(CR|DR)\b/;
+
+/** A label that makes an amount a reference, not a charge stated: "Ref: 700.00 USD", "reference 700.00 USD". */
+const REFERENCE_BEFORE = /\b(?:ref|reference|code)\b[^\p{L}\p{N}\n]*$/iu;
 
 const NEGATION = /(?:\b(?:not|no|non|never|without|nor|cannot)|n't)(?:[^\S\n]+[\p{L}']+){0,2}[^\S\n]*$|\bnon-$/iu;
 
@@ -199,12 +228,15 @@ function allowedAmounts(money: TermsMoney): Allowed[] {
   return out;
 }
 
+const RELATIVE_IN = new RegExp(String.raw`\b${RELATIVE}\b`, 'iu');
+
 function findCues(text: string): Cue[] {
   const found: Cue[] = [];
   for (const [re, kind, negatable, needsMoney, directionOnly] of CUE_PATTERNS) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      found.push({ start: m.index, end: m.index + m[0].length, kind, negatable, ...(needsMoney ? { needsMoney } : {}), ...(directionOnly ? { directionOnly } : {}) });
+      const relative = kind === 'free' && RELATIVE_IN.test(m[0]);
+      found.push({ start: m.index, end: m.index + m[0].length, kind, negatable, ...(needsMoney ? { needsMoney } : {}), ...(directionOnly ? { directionOnly } : {}), ...(relative ? { relative } : {}) });
     }
   }
   // A longer cue wins over the words inside it: "won't be charged" is not "charged".
@@ -373,6 +405,7 @@ class WordingReview {
     // A deposit or a hold that is given back later is a policy of the charge, not money to the person now.
     const held = this.within(ss, se).some((m) => m.allowed.some((a) => a.direction === 'charge' && a.amount !== null && a.amount.words.some((w) => HELD.has(w))));
     if (cue.kind === 'refund') return this.hasRefund || cancelling || held;
+    if (cue.relative && this.chargeStatedBy(se)) return true;
     const [cs, ce] = spanOf(this.clauses, cue.start);
     // "No fee." with `fee: 0.00` in the terms: the words name an amount the terms hold as nothing.
     const clause = this.text.slice(cs, ce).toLowerCase();
@@ -386,6 +419,23 @@ class WordingReview {
     return cancelling;
   }
 
+  /**
+   * Whether the summary has stated a charge of the terms by `end`: the amount, not written with
+   * a minus, not labelled as a reference, and not presented as money off or back. After that,
+   * "no further payment" is about what comes on top; before it, the denial is all the person has read.
+   */
+  private chargeStatedBy(end: number): boolean {
+    return this.mentions.some(
+      (m) =>
+        m.end <= end &&
+        !m.negative &&
+        sameKind(m.allowed.map((a) => a.direction)) === 'charge' &&
+        !REFERENCE_BEFORE.test(this.text.slice(Math.max(0, m.start - 20), m.start)) &&
+        this.cueFor(m) !== 'free' &&
+        this.cueFor(m) !== 'refund',
+    );
+  }
+
   /** Whether an extra ("return shipping", "change fee") is itself charged in the terms. */
   private chargedExtra(phrase: string): boolean {
     const words = keyWords(phrase).filter((w) => w !== 'fee' && w !== 'fees');
@@ -396,10 +446,13 @@ class WordingReview {
 
   /** The words that say which way `m` goes: the one right after it, else the nearest in its clause. */
   private cueFor(m: Mention): CueKind | null {
+    const mark = CREDIT_DEBIT_AFTER.exec(this.text.slice(m.end, m.end + 4));
+    if (mark) return mark[1] === 'CR' ? 'refund' : 'charge';
     const next = AFTER_AMOUNT.exec(this.text.slice(m.end, m.end + 40));
     if (next) {
       const word = next[1]!.toLowerCase();
-      if (word === 'off') return null;
+      // "$700.00 off" takes the amount off the price: for a charge of the terms, off the person's bill.
+      if (word === 'off') return 'free';
       return word === 'more' || word === 'extra' || word === 'additional' ? 'charge' : 'refund';
     }
     const [cs, ce] = spanOf(this.clauses, m.start);
@@ -420,7 +473,8 @@ class WordingReview {
       const direction = sameKind(m.allowed.map((a) => a.direction));
       if (direction === null) continue;
       const cue = this.cueFor(m);
-      const reversed = direction === 'charge' ? cue === 'refund' || cue === 'free' : cue === 'charge';
+      // A minus sign on a charge ("-$700.00") reads as money off or back, whatever the words say.
+      const reversed = direction === 'charge' ? m.negative || cue === 'refund' || cue === 'free' : cue === 'charge';
       if (!reversed) continue;
       const exact = m.allowed.find((a) => a.amount !== null)?.amount ?? null;
       const path = exact ? formatPath(exact.path) : '';

@@ -62,11 +62,16 @@ describe('termsMoney', () => {
     expect(brief({ total: { amount: 12, currency: 'EUR' } })[0]).toMatchObject({ value: '12', shown: '12 EUR', object: true });
   });
 
-  it('needs a currency code, three capitals, for an object; walks the rest of it', () => {
+  it('needs a currency code, three letters in any case, for an object; walks the rest of it', () => {
+    // "usd" is USD: ISO 4217 codes are read without regard to case, and shown in capitals.
+    expect(brief({ total: { amount: '5', currency: 'usd' } })).toEqual([
+      { path: ['total'], value: '5', negative: false, currency: 'USD', direction: 'charge', object: true, shown: '5 USD' },
+    ]);
+    expect(brief({ total: { amount: '5', currency: 'eUr' } })[0]).toEqual(expect.objectContaining({ currency: 'EUR', shown: '5 EUR' }));
     // Without a code, `amount` is only a money word: an amount in no currency.
     const bare = [{ path: ['total', 'amount'], value: '5', negative: false, currency: null, direction: 'charge', object: false, shown: '5' }];
-    expect(brief({ total: { amount: '5', currency: 'usd' } })).toEqual(bare);
     expect(brief({ total: { amount: '5', currency: 'US' } })).toEqual(bare);
+    expect(brief({ total: { amount: '5', currency: 'us$' } })).toEqual(bare);
     expect(brief({ total: { amount: '5', currency: 7 } })).toEqual(bare);
     expect(brief({ total: { amount: 'five', currency: 'USD' } })).toEqual([]);
     expect(brief({ total: { amount: [5], currency: 'USD' } })).toEqual([]);

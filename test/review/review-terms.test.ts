@@ -93,12 +93,16 @@ describe('money in the summary', () => {
   const terms = { price: { amount: '70.00', currency: 'USD' } };
   const check = (summary: string) => reviewTerms({ summary, terms, request: {} });
 
-  it.each(['$70.00', '$70', '70.00 USD', '70 USD', 'USD 70', 'USD 70.00', 'US$70.00', '**$70.00**', '$ 70.00', '70USD', '-$70.00', '$70.00.'])(
+  it.each(['$70.00', '$70', '70.00 USD', '70 USD', 'USD 70', 'USD 70.00', 'US$70.00', '**$70.00**', '$ 70.00', '70USD', '$70.00.'])(
     'accepts %s',
     (spelled) => {
       expect(check(`You pay ${spelled} today`)).toEqual([]);
     },
   );
+
+  it('states the amount in -$70.00, but a minus sign on a charge presents it as money to you', () => {
+    expect(check('You pay -$70.00 today').map((f) => [f.code, f.path])).toEqual([['direction-reversed', 'price']]);
+  });
 
   // The amount the summary does state is checked against the terms too (reviewOperation):
   // "$7.00" is an amount the terms do not hold, "\u20AC70.00" one in a currency they do not use.

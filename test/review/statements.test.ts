@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   canonicalDecimal,
+  currencyCode,
   isCurrencyCode,
   isIsoDate,
   knownCurrency,
@@ -20,6 +21,7 @@ import {
   statesNumber,
   statesSlug,
   statesZeroByName,
+  wordNumberMentions,
 } from '../../src/review/statements.ts';
 
 const NBSP = '\u27E8U+00A0\u27E9';
@@ -174,34 +176,34 @@ describe('statesMoney', () => {
 
 describe('moneyMentions', () => {
   it('spans the sign, the number and the code', () => {
-    expect(money('$70')).toEqual([{ start: 0, end: 3, numberStart: 1, numberEnd: 3, values: ['70'], currencies: ['USD'] }]);
-    expect(money('-$70')).toEqual([{ start: 1, end: 4, numberStart: 2, numberEnd: 4, values: ['70'], currencies: ['USD'] }]);
-    expect(money('70 USD')).toEqual([{ start: 0, end: 6, numberStart: 0, numberEnd: 2, values: ['70'], currencies: ['USD'] }]);
-    expect(money('Pay 70 USD now')).toEqual([{ start: 4, end: 10, numberStart: 4, numberEnd: 6, values: ['70'], currencies: ['USD'] }]);
+    expect(money('$70')).toEqual([{ start: 0, end: 3, numberStart: 1, numberEnd: 3, values: ['70'], currencies: ['USD'], negative: false }]);
+    expect(money('-$70')).toEqual([{ start: 1, end: 4, numberStart: 2, numberEnd: 4, values: ['70'], currencies: ['USD'], negative: true }]);
+    expect(money('70 USD')).toEqual([{ start: 0, end: 6, numberStart: 0, numberEnd: 2, values: ['70'], currencies: ['USD'], negative: false }]);
+    expect(money('Pay 70 USD now')).toEqual([{ start: 4, end: 10, numberStart: 4, numberEnd: 6, values: ['70'], currencies: ['USD'], negative: false }]);
   });
 
   it('reads a currency word after the number', () => {
-    expect(money('70 dollars')).toEqual([{ start: 0, end: 10, numberStart: 0, numberEnd: 2, values: ['70'], currencies: DOLLAR_WORD }]);
-    expect(money('you get 70 euros back')).toEqual([{ start: 8, end: 16, numberStart: 8, numberEnd: 10, values: ['70'], currencies: ['EUR'] }]);
+    expect(money('70 dollars')).toEqual([{ start: 0, end: 10, numberStart: 0, numberEnd: 2, values: ['70'], currencies: DOLLAR_WORD, negative: false }]);
+    expect(money('you get 70 euros back')).toEqual([{ start: 8, end: 16, numberStart: 8, numberEnd: 10, values: ['70'], currencies: ['EUR'], negative: false }]);
   });
 
   it('does not read a currency word after a number that has a sign', () => {
-    expect(money('$70 dollars')).toEqual([{ start: 0, end: 3, numberStart: 1, numberEnd: 3, values: ['70'], currencies: ['USD'] }]);
-    expect(money('$50 cents')).toEqual([{ start: 0, end: 3, numberStart: 1, numberEnd: 3, values: ['50'], currencies: ['USD'] }]);
+    expect(money('$70 dollars')).toEqual([{ start: 0, end: 3, numberStart: 1, numberEnd: 3, values: ['70'], currencies: ['USD'], negative: false }]);
+    expect(money('$50 cents')).toEqual([{ start: 0, end: 3, numberStart: 1, numberEnd: 3, values: ['50'], currencies: ['USD'], negative: false }]);
   });
 
   it('reads cents as hundredths', () => {
-    expect(money('50 cents')).toEqual([{ start: 0, end: 8, numberStart: 0, numberEnd: 2, values: ['0.5'], currencies: CENT_WORD }]);
-    expect(money('5 cents')).toEqual([{ start: 0, end: 7, numberStart: 0, numberEnd: 1, values: ['0.05'], currencies: CENT_WORD }]);
-    expect(money('7.5 cents')).toEqual([{ start: 0, end: 9, numberStart: 0, numberEnd: 3, values: ['0.075'], currencies: CENT_WORD }]);
-    expect(money('1234 cents')).toEqual([{ start: 0, end: 10, numberStart: 0, numberEnd: 4, values: ['12.34'], currencies: CENT_WORD }]);
-    expect(money('100 cents')).toEqual([{ start: 0, end: 9, numberStart: 0, numberEnd: 3, values: ['1'], currencies: CENT_WORD }]);
+    expect(money('50 cents')).toEqual([{ start: 0, end: 8, numberStart: 0, numberEnd: 2, values: ['0.5'], currencies: CENT_WORD, negative: false }]);
+    expect(money('5 cents')).toEqual([{ start: 0, end: 7, numberStart: 0, numberEnd: 1, values: ['0.05'], currencies: CENT_WORD, negative: false }]);
+    expect(money('7.5 cents')).toEqual([{ start: 0, end: 9, numberStart: 0, numberEnd: 3, values: ['0.075'], currencies: CENT_WORD, negative: false }]);
+    expect(money('1234 cents')).toEqual([{ start: 0, end: 10, numberStart: 0, numberEnd: 4, values: ['12.34'], currencies: CENT_WORD, negative: false }]);
+    expect(money('100 cents')).toEqual([{ start: 0, end: 9, numberStart: 0, numberEnd: 3, values: ['1'], currencies: CENT_WORD, negative: false }]);
   });
 
   it('keeps both readings only where a decimal comma is usual', () => {
-    expect(money('$1.234')).toEqual([{ start: 0, end: 6, numberStart: 1, numberEnd: 6, values: ['1.234'], currencies: ['USD'] }]);
-    expect(money('1.234 \u20AC')).toEqual([{ start: 0, end: 7, numberStart: 0, numberEnd: 5, values: ['1.234', '1234'], currencies: ['EUR'] }]);
-    expect(money('\u20AC1.234 USD')).toEqual([{ start: 0, end: 10, numberStart: 1, numberEnd: 6, values: ['1.234', '1234'], currencies: ['USD', 'EUR'] }]);
+    expect(money('$1.234')).toEqual([{ start: 0, end: 6, numberStart: 1, numberEnd: 6, values: ['1.234'], currencies: ['USD'], negative: false }]);
+    expect(money('1.234 \u20AC')).toEqual([{ start: 0, end: 7, numberStart: 0, numberEnd: 5, values: ['1.234', '1234'], currencies: ['EUR'], negative: false }]);
+    expect(money('\u20AC1.234 USD')).toEqual([{ start: 0, end: 10, numberStart: 1, numberEnd: 6, values: ['1.234', '1234'], currencies: ['USD', 'EUR'], negative: false }]);
   });
 
   it('skips a number with no reading', () => {
@@ -209,16 +211,111 @@ describe('moneyMentions', () => {
   });
 
   it('adds valid currency codes of the terms and ignores the rest', () => {
-    expect(money('70 XYZ', ['XYZ'])).toEqual([{ start: 0, end: 6, numberStart: 0, numberEnd: 2, values: ['70'], currencies: ['XYZ'] }]);
+    expect(money('70 XYZ', ['XYZ'])).toEqual([{ start: 0, end: 6, numberStart: 0, numberEnd: 2, values: ['70'], currencies: ['XYZ'], negative: false }]);
     expect(money('70 XYZ')).toEqual([]);
     expect(money('70 xyz', ['xyz'])).toEqual([]);
   });
 
   it('takes a bare number with two decimals after a money word', () => {
-    expect(money('Total: 7.00')).toEqual([{ start: 7, end: 11, numberStart: 7, numberEnd: 11, values: ['7'], currencies: [] }]);
+    expect(money('Total: 7.00')).toEqual([{ start: 7, end: 11, numberStart: 7, numberEnd: 11, values: ['7'], currencies: [], negative: false }]);
     expect(money('Total: 7.005')).toEqual([]);
     expect(money('Total: 7')).toEqual([]);
     expect(money('Size 7.00')).toEqual([]);
+  });
+});
+
+describe('amounts in words and with a scale word', () => {
+  const words = (text: string) => wordNumberMentions(text).map((m) => [text.slice(m.start, m.end), m.values]);
+  const amounts = (text: string) => money(text).map((m) => [text.slice(m.start, m.end), m.values, m.currencies]);
+
+  it('reads English cardinals, hyphenated or not, with "and" and "a" before a scale', () => {
+    expect(words('seven')).toEqual([['seven', ['7']]]);
+    expect(words('Seventy-Five')).toEqual([['Seventy-Five', ['75']]]);
+    expect(words('seven hundred and fifty')).toEqual([['seven hundred and fifty', ['750']]]);
+    expect(words('fifteen hundred')).toEqual([['fifteen hundred', ['1500']]]);
+    expect(words('a thousand')).toEqual([['a thousand', ['1000']]]);
+    expect(words('two million three hundred thousand')).toEqual([['two million three hundred thousand', ['2300000']]]);
+    expect(words('zero')).toEqual([['zero', ['0']]]);
+  });
+
+  it('stops where the words stop making one number', () => {
+    expect(words('one two')).toEqual([['one', ['1']], ['two', ['2']]]);
+    expect(words('seven and five')).toEqual([['seven', ['7']], ['five', ['5']]]);
+    expect(words('twenty thirty')).toEqual([['twenty', ['20']], ['thirty', ['30']]]);
+    expect(words('zero one')).toEqual([['zero', ['0']], ['one', ['1']]]);
+    expect(words('a cat and a dog')).toEqual([]);
+    expect(words('seven,\nhundred')).toEqual([['seven', ['7']]]);
+    expect(words('hundred')).toEqual([]);
+  });
+
+  it('takes a number in words as an amount only with a currency word or code after it', () => {
+    expect(amounts('seven dollars')).toEqual([['seven dollars', ['7'], DOLLAR_WORD]]);
+    expect(amounts('seven hundred USD')).toEqual([['seven hundred USD', ['700'], ['USD']]]);
+    expect(amounts('zero euros due')).toEqual([['zero euros', ['0'], ['EUR']]]);
+    expect(amounts('seven nights')).toEqual([]);
+    expect(amounts('$seven')).toEqual([]);
+    expect(amounts('You pay seven')).toEqual([]);
+    expect(amounts('a ten-dollar bill')).toEqual([]);
+  });
+
+  it('adds "and fifty cents" to dollars', () => {
+    expect(amounts('twelve dollars and fifty cents')).toEqual([['twelve dollars and fifty cents', ['12.5'], DOLLAR_WORD]]);
+    expect(amounts('12 dollars and 5 cents')).toEqual([['12 dollars and 5 cents', ['12.05'], DOLLAR_WORD]]);
+    expect(amounts('12 dollars and 150 cents')).toEqual([['12 dollars', ['12'], DOLLAR_WORD], ['150 cents', ['1.5'], CENT_WORD]]);
+    expect(amounts('twelve dollars, fifty cents')).toEqual([['twelve dollars', ['12'], DOLLAR_WORD], ['fifty cents', ['0.5'], CENT_WORD]]);
+  });
+
+  it('reads pence and "US dollars"', () => {
+    expect(amounts('fifty pence')).toEqual([['fifty pence', ['0.5'], ['GBP']]]);
+    expect(amounts('70 US dollars')).toEqual([['70 US dollars', ['70'], ['USD']]]);
+  });
+
+  it('multiplies a number by a scale word after it', () => {
+    expect(amounts('$7 hundred')).toEqual([['$7 hundred', ['700'], ['USD']]]);
+    expect(amounts('$1.2 million')).toEqual([['$1.2 million', ['1200000'], ['USD']]]);
+    expect(amounts('7 thousand dollars')).toEqual([['7 thousand dollars', ['7000'], DOLLAR_WORD]]);
+    expect(amounts('3 thousand EUR')).toEqual([['3 thousand EUR', ['3000'], ['EUR']]]);
+    expect(amounts('$7\nhundred')).toEqual([['$7', ['7'], ['USD']]]);
+  });
+});
+
+describe('a minus sign on an amount', () => {
+  const negative = (text: string) => money(text).map((m) => m.negative);
+
+  it('is a hyphen, a minus sign or an en dash just before the amount, or between its sign and number', () => {
+    expect(negative('-$700.00')).toEqual([true]);
+    expect(negative('Fee: \u2212700.00 USD')).toEqual([true]);
+    expect(negative('(\u2013$700.00)')).toEqual([true]);
+    expect(negative('$-700.00')).toEqual([true]);
+    expect(negative('USD -700.00')).toEqual([true]);
+  });
+
+  it('is not a hyphen after a word or a number, nor one set apart by a space', () => {
+    expect(negative('$500-$700')).toEqual([false, false]);
+    expect(negative('Seat-$700')).toEqual([false]);
+    expect(negative('- $700.00')).toEqual([false]);
+    expect(negative('$700.00')).toEqual([false]);
+  });
+});
+
+describe('currency codes in any case', () => {
+  it('reads a terms code of three letters in any case as the code in capitals', () => {
+    expect(currencyCode('usd')).toBe('USD');
+    expect(currencyCode('Eur')).toBe('EUR');
+    expect(currencyCode('USD')).toBe('USD');
+    expect(currencyCode('US')).toBeNull();
+    expect(currencyCode('us$')).toBeNull();
+    expect(currencyCode('U5D')).toBeNull();
+    expect(currencyCode(840)).toBeNull();
+  });
+
+  it('reads a code in lower case in the summary, except where it is an English word', () => {
+    expect(money('70 usd').map((m) => m.currencies)).toEqual([['USD']]);
+    expect(money('usd 70').map((m) => m.currencies)).toEqual([['USD']]);
+    expect(money('5 try')).toEqual([]);
+    expect(money('5 TRY').map((m) => m.currencies)).toEqual([['TRY']]);
+    expect(statesAmount('70 usd', '70', 'USD')).toBe(true);
+    expect(statesCurrency('paid in usd', 'USD')).toBe(true);
   });
 });
 

@@ -197,8 +197,10 @@ describe('amounts', () => {
     expect(codesOf('Seventy dollars', { price: { amount: 70, currency: 'USD' } }, {})).toEqual([['danger', 'amount-not-in-summary', 'price']]);
   });
 
-  it('does not take a word as an amount', () => {
-    expect(codesOf('seventy USD', { price: { amount: 'seventy', currency: 'USD' } }, {})).toEqual([]);
+  it('does not take a word in the terms as an amount, though the summary may spell one', () => {
+    // "seventy USD" in the summary is 70 USD, an amount that the terms (which hold none) do not have.
+    expect(codesOf('seventy USD', { price: { amount: 'seventy', currency: 'USD' } }, {})).toEqual([['warning', 'amount-not-in-terms', '']]);
+    expect(codesOf('seventy, in USD', { price: { amount: 'seventy', currency: 'USD' } }, {})).toEqual([]);
   });
 
   it('lets words that name it as nothing state only a zero amount', () => {

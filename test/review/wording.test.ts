@@ -449,8 +449,12 @@ describe('which way an amount goes', () => {
     ]);
   });
 
-  it('reads "off" after an amount as no direction', () => {
-    expect(review('That is $70.00 off.', PRICE)).toEqual([]);
+  it('reads "off" after a charge as money off the person\'s bill, and "off-peak" as no direction', () => {
+    expect(review('That is $70.00 off.', PRICE)).toEqual([
+      ['danger', 'direction-reversed', 'price', 'The summary presents "$70.00" as money you get or do not pay ("That is $70.00 off."), but in the terms price (70.00 USD) is a charge.'],
+    ]);
+    expect(review('That is $70.00 off-peak.', PRICE)).toEqual([]);
+    expect(review('That is $70.00 off.', { price: usd('70.00'), discount: usd('70.00') })).toEqual([]);
   });
 
   it('reads "extra" after an amount as a charge', () => {
@@ -695,5 +699,95 @@ describe('one total stated twice, once without its currency', () => {
     expect(review('Total: $70.00. You pay 75.00 today.', { total: usd('70.00') })).toContainEqual(
       ['danger', 'second-total', '', 'The summary presents different amounts as the total or what you pay: "$70.00" and "75.00".'],
     );
+  });
+});
+
+describe('a charge denied in other words', () => {
+  const SEAT = { seat: usd('700.00') };
+  const said = (summary: string, terms: Record<string, unknown> = SEAT) => review(summary, terms).map(([severity, code]) => `${severity} ${code}`);
+
+  it.each([
+    'at no added cost',
+    'at zero extra cost',
+    'without any payment',
+    'with no out-of-pocket cost',
+    'at no expense to you',
+    'a no-cost upgrade',
+    'nothing further to pay',
+    'it costs you zilch',
+    'without paying',
+    'our treat',
+    'our gift to you',
+    'it will not cost you a dollar',
+    "you won't be out a penny",
+    'at our own expense',
+    "we're picking up the tab",
+    'we foot the bill',
+    'comped',
+    '100% off',
+    '100 per cent discount',
+    '150% off',
+    '100%-covered',
+    'discounted by 100%',
+    'a reduction of 100 percent',
+    'fully paid for',
+    'a full discount',
+  ])('reads "%s" as the charge denied', (words) => {
+    expect(said(`Seat 2A: ${words}.\n\nRef 700.00 USD`)).toEqual(['danger contradicts-charge']);
+  });
+
+  it('quotes the words and what the terms charge', () => {
+    expect(review('Seat 2A at no added cost.', SEAT)).toEqual([
+      ['danger', 'contradicts-charge', 'seat', 'The summary says "no added cost" ("Seat 2A at no added cost."), but the terms charge 700.00 USD (seat).'],
+    ]);
+  });
+
+  it('does not read "no money back", "no hidden fees", "50% off" or "100% cotton" as the charge denied', () => {
+    expect(said('Seat 2A for $700.00. No money back after check-in.')).toEqual([]);
+    expect(said('Seat 2A for $700.00. No hidden fees.')).toEqual([]);
+    expect(said('Seat 2A for $700.00. Lounge passes 50% off.')).toEqual([]);
+    expect(said('Seat 2A for $700.00. Blankets are 100% cotton.')).toEqual([]);
+    expect(said('Seat 2A for $700.00. No 100% discount applies.')).toEqual([]);
+  });
+
+  it('reads a denial of more than the charge as about what comes on top, once the charge is stated', () => {
+    expect(said('Seat 2A for $700.00. No further payment is needed.')).toEqual([]);
+    expect(said('You pay $700.00 for seat 2A and nothing more to pay later.')).toEqual([]);
+    expect(said('Seat 2A costs $700.00, not a penny more.')).toEqual([]);
+  });
+
+  it('reads the same denial as the charge denied when the charge comes only after it, or as a reference, or as money off', () => {
+    expect(said('No further payment is needed for seat 2A. Seat: $700.00.')).toEqual(['danger contradicts-charge']);
+    expect(said('Ref: $700.00. No further payment is needed for seat 2A.')).toEqual(['danger contradicts-charge']);
+    expect(said('Seat 2A, -$700.00. No further payment is needed.')).toEqual(['danger contradicts-charge', 'danger direction-reversed']);
+    expect(said('Seat 2A, $700.00 off. No further payment is needed.')).toEqual(['danger contradicts-charge', 'danger direction-reversed']);
+  });
+
+  it('still excuses "no cost" of an extra the terms do not charge', () => {
+    expect(said('Seat 2A for $700.00; no booking fee.')).toEqual([]);
+    expect(said('Seat 2A for $700.00. Seat selection at no cost.')).toEqual([]);
+  });
+});
+
+describe('which way a marked amount goes', () => {
+  it('reads a minus sign on a charge as money to the person, and on a refund as a refund', () => {
+    expect(review('Seat 2A: -$700.00.', { seat: usd('700.00') })).toEqual([
+      ['danger', 'direction-reversed', 'seat', 'The summary presents "$700.00" as money you get or do not pay ("Seat 2A: -$700.00."), but in the terms seat (700.00 USD) is a charge.'],
+    ]);
+    expect(review('Refund: \u2212$45.00.', { refund: usd('45.00') })).toEqual([]);
+  });
+
+  it('reads CR after an amount as a credit and DR as a debit', () => {
+    expect(review('Seat 2A: 700.00 USD CR', { seat: usd('700.00') }).map(([, code]) => code)).toEqual(['direction-reversed']);
+    expect(review('Seat 2A: 700.00 USD DR', { seat: usd('700.00') })).toEqual([]);
+    expect(review('Refund 45.00 USD DR', { refund: usd('45.00') }).map(([, code]) => code)).toEqual(['direction-reversed']);
+  });
+});
+
+describe('amounts in words', () => {
+  it('reads "seven dollars" as an amount, and "zero dollars" as nothing to pay', () => {
+    expect(review('Seat 2A for seven dollars.', { seat: usd('700.00') }).map(([, code]) => code)).toEqual(['amount-not-in-terms']);
+    expect(review('Zero dollars due today.', { seat: usd('700.00') }).map(([, code]) => code)).toEqual(['amount-not-in-terms', 'contradicts-charge']);
+    expect(review('Seat 2A for seven hundred dollars.', { seat: usd('700.00') })).toEqual([]);
   });
 });
