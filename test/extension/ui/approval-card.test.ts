@@ -249,7 +249,8 @@ describe('a tool call from countersign-mcp (docs/mcp-gateway.md, "What you appro
     const { card, t, $ } = render(await toolCallView());
     expect($('#company-heading')?.textContent).toBe('Desk agent wants to call the tool write_file');
     expect($('[data-testid="item-kind"]')?.textContent).toMatch(/^A tool call on this computer, not a request from a Company\./);
-    expect($('[data-testid="origin"]')?.textContent).toBe("Server secure-filesystem-server, started with: npx @modelcontextprotocol/server-filesystem '/home/me/my notes'");
+    // The command is who the server is; the name it gives itself is shown as its claim only.
+    expect($('[data-testid="origin"]')?.textContent).toBe("A server started with: npx @modelcontextprotocol/server-filesystem '/home/me/my notes' — it calls itself “secure-filesystem-server” (its own claim, not checked)");
     expect(textOf(card)).toContain('What will be called, written by Countersign from what your agent is about to call');
     expect(textOf(card)).not.toContain('in the Company’s words');
     expect($('[data-testid="tool"]')?.textContent).toBe('write_file');
