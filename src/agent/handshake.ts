@@ -2,6 +2,7 @@ import os from 'node:os';
 import {
   BRIDGE_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
+  accountName,
   helloMessage,
   jwkThumbprint,
   parseBridgeMessage,
@@ -21,14 +22,6 @@ import { Link, type LinkHandlers } from './link';
  * section 7, "Handshake" (bridge_info → hello → challenge → auth → welcome), and section 3 for
  * which socket to connect to.
  */
-
-function username(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env['USERNAME'] ?? process.env['USER'] ?? 'user';
-  }
-}
 
 /** The `hello`, built and checked before anything connects: a bad agentName is the caller's error, not the extension's. */
 export function helloFor(options: Pick<CompanionOptions, 'agentName' | 'agentVersion'>, key: AgentKey): AgentToExtensionMessage {
@@ -69,7 +62,7 @@ export async function socketsFor(where: {
     }
     return { paths: [socketPath], expected };
   }
-  const found = await findAgentSocket({ platform, env, uid: uid ?? 0, username: username(), pinnedThumbprint: pin?.thumbprint });
+  const found = await findAgentSocket({ platform, env, uid: uid ?? 0, username: accountName(os.userInfo, env), pinnedThumbprint: pin?.thumbprint });
   return { paths: found.paths, expected: found.thumbprint };
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { accountName } from '../protocol/bridge';
 import { runCli } from './cli';
 import { nodeFs, nodeRunner, type Platform } from './system';
 
@@ -21,14 +22,6 @@ function platform(): Platform {
   return 'linux';
 }
 
-function username(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env['USERNAME'] ?? process.env['USER'] ?? 'user';
-  }
-}
-
 process.on('uncaughtException', (error) => {
   // A bug, not bad input (input never throws): say so on stderr and exit, so that the browser
   // reports the port as closed and the extension starts a fresh bridge.
@@ -45,7 +38,7 @@ const code = await runCli({
   platform: platform(),
   homedir: os.homedir(),
   uid: typeof process.getuid === 'function' ? process.getuid() : 0,
-  username: username(),
+  username: accountName(os.userInfo, process.env),
   cwd: process.cwd(),
   execPath: process.execPath,
   bundlePath,

@@ -25,6 +25,20 @@ function utf8Length(s: string): number {
   return new TextEncoder().encode(s).length;
 }
 
+/**
+ * The account name the pipe is named after, as every process of the account finds it: the OS's
+ * answer (Node's `os.userInfo`, passed in so this stays pure), else `USERNAME` (Windows) or `USER`,
+ * else "user". The bridge and every agent must find the same one, or they miss each other's pipe.
+ */
+export function accountName(userInfo: () => { username: string }, env: Readonly<Record<string, string | undefined>>): string {
+  try {
+    return userInfo().username;
+  } catch {
+    // os.userInfo throws when the account has no entry in the user database (some containers).
+    return env['USERNAME'] ?? env['USER'] ?? 'user';
+  }
+}
+
 /** The Windows account name as it appears in a pipe name: lower case, [a-z0-9._-], others become "_". */
 export function pipeUserName(username: string): string {
   const cleaned = username.toLowerCase().replace(/[^a-z0-9._-]/g, '_');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createPrivateKey, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  accountName,
   agentAuthInput,
   agentInboundMessage,
   agentSocketCandidates,
@@ -173,6 +174,16 @@ describe('socket path', () => {
     const long = `/run/user/${'x'.repeat(60)}`;
     expect(agentSocketCandidates({ ...base, platform: 'linux', env: { XDG_RUNTIME_DIR: long } })).toEqual([`/tmp/countersign-1000/${THUMBPRINT}.sock`]);
     expect(agentSocketCandidates({ ...base, uid: 501, platform: 'darwin', env: { XDG_RUNTIME_DIR: long } })).toEqual([`/tmp/countersign-501/${THUMBPRINT}.sock`]);
+  });
+
+  it('finds the account name the pipe is named after, the same way in the bridge and in every agent', () => {
+    expect(accountName(() => ({ username: 'Jane Doe' }), { USERNAME: 'other' })).toBe('Jane Doe');
+    const noEntry = () => {
+      throw new Error('ENOENT: no such user');
+    };
+    expect(accountName(noEntry, { USERNAME: 'jane', USER: 'j' })).toBe('jane');
+    expect(accountName(noEntry, { USER: 'j' })).toBe('j');
+    expect(accountName(noEntry, {})).toBe('user');
   });
 
   it('names a Windows pipe after the user and the thumbprint', () => {
