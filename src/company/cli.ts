@@ -1,4 +1,4 @@
-import { SPEC_BREAKS, isSpecBreak, type SpecBreak } from './faults';
+import { COMPANY_USAGE, parseCompanyArgs } from './company-args';
 import { createCompany } from './server';
 
 /**
@@ -13,57 +13,15 @@ import { createCompany } from './server';
  *   that needs the testing routes also passes `--testing`.
  */
 
-const USAGE = [
-  'usage: countersign-company [--port N] [--host H] [--testing] [--break NAME]...',
-  '  --port N      port to listen on; 0 (the default) picks any free port',
-  '  --host H      address to listen on (default 127.0.0.1)',
-  '  --testing     testing mode: POST /testing/orders, /testing/clock, /testing/perform-delay',
-  '  --break NAME  break one sentence of the operations extension on purpose (repeatable); NAME is one of:',
-  ...SPEC_BREAKS.map((name) => `                  ${name}`),
-].join('\n');
-
-interface CliOptions {
-  port: number;
-  host: string;
-  testing: boolean;
-  breaks: SpecBreak[];
-}
-
-function parseArgs(argv: readonly string[]): CliOptions | string {
-  const options: CliOptions = { port: 0, host: '127.0.0.1', testing: false, breaks: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [name, inline] = arg?.startsWith('--') && arg.includes('=') ? (arg.split('=', 2) as [string, string]) : [arg, undefined];
-    const value = (): string | undefined => inline ?? argv[++i];
-    if (name === '--port') {
-      const text = value();
-      const n = Number(text);
-      if (text === undefined || !/^[0-9]+$/.test(text) || n > 65535) return `--port: expected 0-65535, got ${text ?? 'nothing'}`;
-      options.port = n;
-    } else if (name === '--host') {
-      const text = value();
-      if (text === undefined || text === '') return '--host: expected a host name or address';
-      options.host = text;
-    } else if (name === '--testing') {
-      options.testing = true;
-    } else if (name === '--break') {
-      const text = value();
-      if (text === undefined || !isSpecBreak(text)) return `--break: expected one of the names below, got ${text ?? 'nothing'}\n${USAGE}`;
-      options.breaks.push(text);
-    } else if (name === '--help' || name === '-h') {
-      return USAGE;
-    } else {
-      return `unknown argument ${arg ?? ''}\n${USAGE}`;
-    }
-  }
-  return options;
-}
-
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
-  if (typeof args === 'string') {
-    process.stderr.write(`${args}\n`);
-    process.exitCode = args === USAGE ? 0 : 2;
+  const args = parseCompanyArgs(process.argv.slice(2));
+  if ('help' in args) {
+    process.stderr.write(`${COMPANY_USAGE}\n`);
+    return;
+  }
+  if ('error' in args) {
+    process.stderr.write(`${args.error}\n`);
+    process.exitCode = 2;
     return;
   }
   const company = await createCompany({ port: args.port, host: args.host, testing: args.testing });
