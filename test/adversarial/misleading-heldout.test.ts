@@ -5,6 +5,7 @@
  * the terms. Each kind has more than one wording here, since the rules are meant to catch the
  * kind, not the sentence; the honest cases beside them are what the same rules must leave alone.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { keyFacts, reviewOperation, reviewTerms } from '../../src/review/index.ts';
 import { codes } from '../review/seed-exchange.ts';
@@ -126,5 +127,36 @@ describe('finding 8: a currency code in lower case is the same ISO 4217 code', (
 
   it('finding 8: the "You approve" line names the amount in "usd"', () => {
     expect(keyFacts(LOWER, { locale: 'en-US' })).toContainEqual(expect.objectContaining({ kind: 'money', value: '$700.00' }));
+  });
+});
+
+interface Case {
+  id: string;
+  summary: string;
+  terms: Record<string, unknown>;
+  request?: Record<string, unknown>;
+}
+
+/** A holdout file: its misleading cases that get any danger, and its honest ones that do. */
+function measure(file: string): { misleading: Case[]; honest: Case[]; missed: string[]; alarms: string[] } {
+  const set = JSON.parse(readFileSync(new URL(`../fixtures/misleading-summaries/${file}`, import.meta.url), 'utf8')) as { misleading: Case[]; honest: Case[] };
+  const alarmed = (c: Case) => reviewOperation({ summary: c.summary, terms: c.terms, request: c.request }).findings.some((f) => f.severity === 'danger');
+  return { ...set, missed: set.misleading.filter((c) => !alarmed(c)).map((c) => c.id), alarms: set.honest.filter(alarmed).map((c) => c.id) };
+}
+
+describe('finding 9: the second holdout, written after these rules and measured as it fell', () => {
+  const held = measure('holdout-2.json');
+
+  it('has at least 30 misleading and 20 honest summaries, with unique ids', () => {
+    expect(held.misleading.length).toBeGreaterThanOrEqual(30);
+    expect(held.honest.length).toBeGreaterThanOrEqual(20);
+    const ids = [...held.misleading, ...held.honest].map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  // The rates on its first run, before any rule saw it (test/fixtures/misleading-summaries/README.md).
+  it('catches 21 of 35 misleading summaries and alarms on 3 of 25 honest ones', () => {
+    expect(held.misleading.length - held.missed.length).toBe(21);
+    expect(held.alarms).toEqual(['bank-card-bill-debit-minus', 'donation-no-platform-fee', 'claim-settlement-paid-to-you']);
   });
 });
