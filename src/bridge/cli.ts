@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
 import { agentSocketCandidates } from '../protocol/bridge';
 import { CountersignError, isCountersignError } from '../protocol/errors';
 import { BROWSER_IDS, isBrowserId, pathApi, type BrowserId } from './browsers';
@@ -89,50 +90,52 @@ class UsageError extends CountersignError {
   }
 }
 
+const FLAG_TYPES: Readonly<Record<string, 'string' | 'boolean'>> = {
+  '--browser': 'string',
+  '--user-data-dir': 'string',
+  '--extension-id': 'string',
+  '--link': 'boolean',
+  '--json': 'boolean',
+  '--flatpak': 'boolean',
+};
+
+/** A subcommand's flags through `node:util` parseArgs, as every command of the package reads them. */
 function parseOptions(args: readonly string[], allowed: ReadonlySet<string>, cwd: string, platform: Platform): Parsed {
-  const parsed: Parsed = { browsers: 'all', link: false, json: false, flatpak: false, positional: [] };
+  const options = Object.fromEntries([...allowed].map((flag) => [flag.slice(2), { type: FLAG_TYPES[flag] ?? 'string', ...(flag === '--browser' ? { multiple: true } : {}) }]));
+  let values: Record<string, string | boolean | Array<string | boolean> | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: true }));
+  } catch (cause) {
+    throw new UsageError(cause instanceof Error ? cause.message : String(cause));
+  }
+  const text = (name: string): string | undefined => {
+    const v = values[name];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string' || v === '') throw new UsageError(`--${name} needs a value`);
+    return v;
+  };
   const browsers: BrowserId[] = [];
   let all = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    if (!flag.startsWith('--')) {
-      parsed.positional.push(arg);
-      continue;
+  for (const list of (values['browser'] as string[] | undefined) ?? []) {
+    for (const name of list.split(',')) {
+      if (name === 'all') all = true;
+      else if (isBrowserId(name)) browsers.push(name);
+      else throw new UsageError(`--browser: unknown browser "${name}" (${BROWSER_IDS.join(', ')}, all)`);
     }
-    if (!allowed.has(flag)) throw new UsageError(`unknown option ${flag}`);
-    const value = (): string => {
-      const v = inline ?? args[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--browser':
-        for (const name of value().split(',')) {
-          if (name === 'all') all = true;
-          else if (isBrowserId(name)) browsers.push(name);
-          else throw new UsageError(`--browser: unknown browser "${name}" (${BROWSER_IDS.join(', ')}, all)`);
-        }
-        break;
-      case '--user-data-dir':
-        parsed.userDataDir = pathApi(platform).resolve(cwd, value());
-        break;
-      case '--extension-id':
-        parsed.extensionId = value();
-        break;
-      case '--link':
-        parsed.link = true;
-        break;
-      case '--json':
-        parsed.json = true;
-        break;
-      case '--flatpak':
-        parsed.flatpak = true;
-        break;
-    }
+    if (list === '') throw new UsageError('--browser needs a value');
   }
-  parsed.browsers = all || browsers.length === 0 ? 'all' : browsers;
-  return parsed;
+  const userDataDir = text('user-data-dir');
+  const extensionId = text('extension-id');
+  return {
+    browsers: all || browsers.length === 0 ? 'all' : browsers,
+    link: values['link'] === true,
+    json: values['json'] === true,
+    flatpak: values['flatpak'] === true,
+    positional: positionals,
+    ...(userDataDir !== undefined ? { userDataDir: pathApi(platform).resolve(cwd, userDataDir) } : {}),
+    ...(extensionId !== undefined ? { extensionId } : {}),
+  };
 }
 
 const INSTALL_FLAGS = new Set(['--browser', '--user-data-dir', '--extension-id', '--link', '--flatpak']);
