@@ -239,18 +239,18 @@ function diffValues(before: unknown, after: unknown, path: PathSegment[], out: T
   }
   // Scalars, or a change of shape (a string became an object): strict, the Company's exact JSON.
   if (before !== after) {
-    const values = { before: quote(before), after: quote(after) };
+    const values = { before: quote(before, true), after: quote(after, true) };
     const said = path.length === 0 ? reviewText('diff_termsChanged', values) : reviewText('diff_changed', { path: formatPath(path), ...values });
     out.push({ kind: 'changed', path: formatPath(path), before, after, ...said });
   }
 }
 
 function removal(path: PathSegment[], before: unknown): TermChange {
-  return { kind: 'removed', path: formatPath(path), before, ...reviewText('diff_removed', { path: formatPath(path), before: quote(before) }) };
+  return { kind: 'removed', path: formatPath(path), before, ...reviewText('diff_removed', { path: formatPath(path), before: quote(before, true) }) };
 }
 
 function addition(path: PathSegment[], after: unknown): TermChange {
-  return { kind: 'added', path: formatPath(path), after, ...reviewText('diff_added', { path: formatPath(path), after: quote(after) }) };
+  return { kind: 'added', path: formatPath(path), after, ...reviewText('diff_added', { path: formatPath(path), after: quote(after, true) }) };
 }
 
 /** Field-by-field changes of `terms`, with paths as in the terms review. */

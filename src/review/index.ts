@@ -5,7 +5,7 @@
  * window's "You approve" line. Isomorphic; no DOM needed.
  */
 export { reviewOperation, reviewTerms, sameValue, type OperationReview, type ReviewInput, type ReviewOptions } from './terms.ts';
-export { KEY_FACTS_LIMIT, keyFacts, youApproveLine, type KeyFact, type KeyFactKind, type KeyFactsOptions } from './key-facts.ts';
+export { KEY_FACTS_LIMIT, factChanges, factFindings, keyFacts, youApproveLine, type KeyFact, type KeyFactChange, type KeyFactKind, type KeyFactsOptions } from './key-facts.ts';
 export { moneyDirection, termsMoney, type MoneyDirection, type TermsAmount, type TermsMoney } from './money.ts';
 export {
   WORD_DIFF_BUDGET,

@@ -2,17 +2,25 @@
  * The key facts of an operation, from its `terms` data alone (spec section 3: "The Personal
  * Agent shows the User the `summary`, and MAY also show values from `terms`"). The window
  * shows them as one "You approve" line beside the summary, so the person sees the amount the
- * Company will act on even when the summary words it otherwise. Nothing here reads the
- * summary: a fact is only ever what the terms hold, formatted by the browser's `Intl`.
+ * Company will act on even when the summary words it otherwise, and it names what moved
+ * between two revisions (`factChanges`). Nothing here reads the summary: a fact is only ever
+ * what the terms hold, formatted by the browser's `Intl`.
+ *
+ * Formatting never throws, and each fact is formatted on its own: a value `Intl` cannot format
+ * (an amount with more than the 100 decimals ECMA-402 allows) is shown exactly as the terms
+ * write it, marked `unformatted`, and `factFindings` makes a danger of it. Values are compared
+ * as exact decimal strings, never as floats.
  *
  * Keys and values are Company text: hidden characters in them are shown as tokens
- * (`revealHidden`), and long text is cut.
+ * (`revealHidden`); in the one-line facts long text is cut, in a change never.
  */
 import { CountersignError } from '../protocol/errors.ts';
 import { describeNumber, describeValue } from '../protocol/issues.ts';
 import { inspectText, revealHidden } from '../summary/text-inspection.ts';
+import { reviewText } from './messages.ts';
 import { keyWords, termsMoney, type MoneyDirection } from './money.ts';
 import { canonicalDecimal } from './statements.ts';
+import type { ReviewFinding } from './types.ts';
 import { formatPath, isPlainObject, type PathSegment } from './values.ts';
 
 export type KeyFactKind = 'money' | 'date' | 'identifier' | 'text' | 'number' | 'boolean';
@@ -30,6 +38,8 @@ export interface KeyFact {
    * is a charge, `refund` or a negative amount is money back, `deposit_held` neither).
    */
   direction?: MoneyDirection;
+  /** `Intl` could not format the value: `value` is exactly what the terms write ("700.000…1 USD"). */
+  unformatted?: true;
 }
 
 export interface KeyFactsOptions {
@@ -46,12 +56,22 @@ export interface KeyFactsOptions {
   limit?: number;
 }
 
+/** One fact that differs between two revisions of the terms; null where a revision has none. */
+export interface KeyFactChange {
+  path: string;
+  /** The key made readable, whole. */
+  label: string;
+  /** Each value whole, never cut; null when that revision has no value there. */
+  before: KeyFact | null;
+  after: KeyFact | null;
+}
+
 /** Eight facts fit one line of the window and still name the order, item and amount. */
 export const KEY_FACTS_LIMIT = 8;
 
 const KIND_ORDER: Record<KeyFactKind, number> = { money: 0, date: 1, identifier: 2, number: 3, text: 4, boolean: 5 };
+/** For the one-line facts only: the values a summary's worth of data holds, looked at before sorting. */
 const MAX_DEPTH = 16;
-/** Values looked at before sorting; terms larger than this are not a summary's worth of data. */
 const MAX_CANDIDATES = 200;
 const MAX_VALUE = 60;
 const MAX_LABEL = 40;
@@ -81,23 +101,69 @@ function readableKey(key: string): string {
   return words.join(' ');
 }
 
-function labelOf(path: readonly PathSegment[]): string {
+function labelOf(path: readonly PathSegment[], whole: boolean): string {
   const parts = path.map((s) => (typeof s === 'number' ? String(s + 1) : readableKey(s)));
   const label = parts.join(' ');
-  return cut(label.charAt(0).toUpperCase() + label.slice(1), MAX_LABEL);
+  const shown = label.charAt(0).toUpperCase() + label.slice(1);
+  return whole ? shown : cut(shown, MAX_LABEL);
+}
+
+/**
+ * A JSON number as the decimal it is, every digit of its shortest round trip and no exponent:
+ * 1e-7 → "0.0000001", 1.5e21 → "1500000000000000000000", 0.0004 → "0.0004".
+ */
+function plainDecimal(value: number): string {
+  const text = String(value);
+  const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const [, sign, int, frac = '', exponent] = m;
+  const digits = `${int}${frac}`;
+  const point = int!.length + Number(exponent);
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/**
+ * Formatters by locale and options: building one costs far more than using it, and terms repeat
+ * a currency and a precision. Bounded, so hostile terms cannot grow it.
+ */
+const FORMATTERS = new Map<string, Intl.NumberFormat>();
+
+function numberFormat(locale: string | undefined, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = JSON.stringify([locale ?? null, options]);
+  let format = FORMATTERS.get(key);
+  if (format === undefined) {
+    if (FORMATTERS.size >= 64) FORMATTERS.clear();
+    format = new Intl.NumberFormat(locale, options);
+    FORMATTERS.set(key, format);
+  }
+  return format;
+}
+
+/** How many digits a canonical decimal has after its point. */
+function decimalsOf(value: string): number {
+  return (value.split('.')[1] ?? '').length;
 }
 
 function formatMoney(raw: string | number, currency: string, locale: string | undefined): string {
   const value = canonicalDecimal(raw)!;
   const negative = /^[-\u2212]/.test(String(raw)) && /[1-9]/.test(value);
   const signed = `${negative ? '-' : ''}${value}`;
-  const base = new Intl.NumberFormat(locale, { style: 'currency', currency });
-  const decimals = (value.split('.')[1] ?? '').length;
+  const base = numberFormat(locale, { style: 'currency', currency });
+  const decimals = decimalsOf(value);
   const digits = base.resolvedOptions().maximumFractionDigits ?? 2;
-  // Never round the Company's amount: 70.005 USD is shown as $70.005, not $70.01.
-  const format = decimals > digits ? new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: decimals }) : base;
+  // Never round the Company's amount: 70.005 USD is shown as $70.005, not $70.01. Past 100
+  // decimals Intl throws a RangeError: the caller then shows the amount as written.
+  const format = decimals > digits ? numberFormat(locale, { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: decimals }) : base;
   // A decimal string keeps every digit (Intl.NumberFormat v3); a JSON number could already have lost some.
   return format.format(signed as unknown as number);
+}
+
+/** Every digit of the number: 0.0004 is "0.0004", never Intl's default three decimals' "0". */
+function formatNumber(value: number, locale: string | undefined): string {
+  const decimal = plainDecimal(value);
+  return numberFormat(locale, { maximumFractionDigits: decimalsOf(decimal) }).format(decimal as unknown as number);
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})?)?$/;
@@ -141,6 +207,109 @@ function checkOptions(options: KeyFactsOptions): void {
 }
 
 /**
+ * One value of the terms as a fact: an amount (`{ amount, currency }` or a flat member, found
+ * by `termsMoney`), or a scalar, an empty object or list, or null where the terms have one.
+ */
+interface Leaf {
+  path: PathSegment[];
+  value: unknown;
+  money?: { raw: string | number; currency: string; direction: MoneyDirection; value: string; negative: boolean };
+}
+
+/** The amounts of the terms, and the paths of their `amount` and `currency` members, taken by them. */
+function moneyLeaves(terms: Record<string, unknown>): { leaves: Leaf[]; taken: Set<string> } {
+  const leaves: Leaf[] = [];
+  const taken = new Set<string>();
+  for (const amount of termsMoney(terms).amounts) {
+    if (amount.currency === null) continue;
+    // The amount as written in the terms, where it is: `{ amount, currency }` or a flat member.
+    let holder: unknown = terms;
+    for (const segment of amount.path) holder = (holder as Record<string | number, unknown>)[segment];
+    const raw = isPlainObject(holder) ? holder.amount : holder;
+    if (typeof raw !== 'string' && typeof raw !== 'number') continue;
+    leaves.push({ path: amount.path, value: raw, money: { raw, currency: amount.currency, direction: amount.direction, value: amount.value, negative: amount.negative } });
+    const parent = amount.object ? amount.path : amount.path.slice(0, -1);
+    taken.add(formatPath(amount.object ? [...parent, 'amount'] : amount.path));
+    taken.add(formatPath([...parent, 'currency']));
+  }
+  return { leaves, taken };
+}
+
+/**
+ * Every value under `terms` in the order the terms write them, depth first, with an explicit
+ * stack (hostile depth cannot overflow the call stack). `visit` answers false to stop; values
+ * deeper than `maxDepth` levels are not visited.
+ */
+function eachLeaf(terms: Record<string, unknown>, visit: (path: PathSegment[], value: unknown) => boolean, maxDepth = Infinity): void {
+  const stack: Array<[PathSegment[], unknown]> = [[[], terms]];
+  while (stack.length > 0) {
+    const [path, value] = stack.pop()!;
+    if (path.length > maxDepth) continue;
+    const entries: Array<[PathSegment, unknown]> | null = Array.isArray(value) ? value.map((v, i) => [i, v]) : isPlainObject(value) ? Object.entries(value) : null;
+    if (entries === null || (entries.length === 0 && path.length > 0)) {
+      if (!visit(path, value)) return;
+      continue;
+    }
+    for (let i = entries.length - 1; i >= 0; i -= 1) stack.push([[...path, entries[i]![0]], entries[i]![1]]);
+  }
+}
+
+/** What a value is, for comparing two revisions: amounts and numbers as exact decimal strings, never floats; null when it is no JSON. */
+function exactOf(leaf: Leaf): string | null {
+  const { value, money } = leaf;
+  if (money) return `money ${money.negative ? '-' : ''}${money.value} ${money.currency}`;
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return '[]';
+  if (isPlainObject(value)) return '{}';
+  if (typeof value === 'number') return Number.isFinite(value) ? `number ${plainDecimal(value)}` : null;
+  if (typeof value === 'string' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
+  return null;
+}
+
+/**
+ * The leaf for the person. Each fact on its own: what `Intl` throws on is shown as the terms
+ * write it, marked `unformatted`, and never takes the other facts with it.
+ */
+function factOf(leaf: Leaf, options: KeyFactsOptions, whole: boolean): KeyFact {
+  const { path, value, money } = leaf;
+  const where = formatPath(path);
+  const label = labelOf(path, whole);
+  if (money) {
+    const fact = { path: where, label, kind: 'money' as const, direction: money.direction };
+    try {
+      return { ...fact, value: formatMoney(money.raw, money.currency, options.locale) };
+    } catch {
+      const written = typeof money.raw === 'number' ? plainDecimal(money.raw) : money.raw;
+      return { ...fact, value: `${written} ${money.currency}`, unformatted: true };
+    }
+  }
+  if (typeof value === 'boolean') return { path: where, label, value: value ? 'Yes' : 'No', kind: 'boolean' };
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return { path: where, label, value: String(value), kind: 'number' };
+    try {
+      return { path: where, label, value: formatNumber(value, options.locale), kind: 'number' };
+    } catch {
+      return { path: where, label, value: plainDecimal(value), kind: 'number', unformatted: true };
+    }
+  }
+  if (typeof value !== 'string') return { path: where, label, value: value === null ? 'null' : Array.isArray(value) ? '[]' : '{}', kind: 'text' };
+  let date: string | null = null;
+  try {
+    date = formatDate(value, options);
+  } catch {
+    // A date Intl throws on is shown as written, which is what it is.
+  }
+  if (date !== null) return { path: where, label, value: date, kind: 'date' };
+  const shown = revealHidden(value, { singleLine: true });
+  const identifier = value !== '' && !/\s/.test(value) && /[\d_\-.:/@]/.test(value);
+  return { path: where, label, value: whole ? shown : cut(shown, MAX_VALUE), kind: identifier ? 'identifier' : 'text' };
+}
+
+function checkTerms(terms: unknown, name: string): asserts terms is Record<string, unknown> {
+  if (!isPlainObject(terms)) throw new CountersignError('ERR_OPERATION_INVALID', `${name}: expected a JSON object (spec section 3), got ${describeValue(terms)}`);
+}
+
+/**
  * The facts of `terms` to show with the summary: amounts first, then dates, identifiers,
  * numbers, text and yes/no values, each group in the order of the terms, at most
  * `options.limit` (default 8). `null` values are left out. Empty when there are no terms.
@@ -148,54 +317,92 @@ function checkOptions(options: KeyFactsOptions): void {
 export function keyFacts(terms: Record<string, unknown> | undefined, options: KeyFactsOptions = {}): KeyFact[] {
   checkOptions(options);
   if (terms === undefined) return [];
-  if (!isPlainObject(terms)) throw new CountersignError('ERR_OPERATION_INVALID', `operation.terms: expected a JSON object (spec section 3), got ${describeValue(terms)}`);
+  checkTerms(terms, 'operation.terms');
   const limit = options.limit ?? KEY_FACTS_LIMIT;
-  const facts: KeyFact[] = [];
-  const taken = new Set<string>();
-  for (const amount of termsMoney(terms).amounts) {
-    if (amount.currency === null) continue;
-    const path = formatPath(amount.path);
-    // The amount as written in the terms, where it is: `{ amount, currency }` or a flat member.
-    let holder: unknown = terms;
-    for (const segment of amount.path) holder = (holder as Record<string | number, unknown>)[segment];
-    const raw = isPlainObject(holder) ? holder.amount : holder;
-    if (typeof raw !== 'string' && typeof raw !== 'number') continue;
-    facts.push({ path, label: labelOf(amount.path), value: formatMoney(raw, amount.currency, options.locale), kind: 'money', direction: amount.direction });
-    const parent = amount.object ? amount.path : amount.path.slice(0, -1);
-    taken.add(formatPath(amount.object ? [...parent, 'amount'] : amount.path));
-    taken.add(formatPath([...parent, 'currency']));
-  }
-  const walk = (value: unknown, path: PathSegment[], depth: number): void => {
-    if (depth > MAX_DEPTH || facts.length >= MAX_CANDIDATES) return;
-    if (Array.isArray(value)) {
-      value.forEach((child, i) => walk(child, [...path, i], depth + 1));
-      return;
-    }
-    if (isPlainObject(value)) {
-      for (const [key, child] of Object.entries(value)) walk(child, [...path, key], depth + 1);
-      return;
-    }
-    const where = formatPath(path);
-    if (taken.has(where) || value === null || value === undefined) return;
-    const label = labelOf(path);
-    if (typeof value === 'boolean') facts.push({ path: where, label, value: value ? 'Yes' : 'No', kind: 'boolean' });
-    else if (typeof value === 'number') facts.push({ path: where, label, value: Number.isFinite(value) ? new Intl.NumberFormat(options.locale).format(value) : String(value), kind: 'number' });
-    else if (typeof value === 'string') {
-      const date = formatDate(value, options);
-      if (date !== null) facts.push({ path: where, label, value: date, kind: 'date' });
-      else {
-        const shown = cut(revealHidden(value, { singleLine: true }), MAX_VALUE);
-        const identifier = value !== '' && !/\s/.test(value) && /[\d_\-.:/@]/.test(value);
-        facts.push({ path: where, label, value: shown, kind: identifier ? 'identifier' : 'text' });
-      }
-    }
-  };
-  walk(terms, [], 0);
+  const { leaves, taken } = moneyLeaves(terms);
+  const facts = leaves.map((leaf) => factOf(leaf, options, false));
+  eachLeaf(
+    terms,
+    (path, value) => {
+      if (facts.length >= MAX_CANDIDATES) return false;
+      const scalar = typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number';
+      if (scalar && !taken.has(formatPath(path))) facts.push(factOf({ path, value }, options, false));
+      return true;
+    },
+    MAX_DEPTH,
+  );
   return facts
     .map((fact, order) => ({ fact, order }))
     .sort((a, b) => KIND_ORDER[a.fact.kind] - KIND_ORDER[b.fact.kind] || a.order - b.order)
     .slice(0, limit)
     .map(({ fact }) => fact);
+}
+
+/**
+ * Every value of the terms with what it is, amounts first, at any depth and however many, by
+ * its place. The place is the keys themselves, not `formatPath`'s text: a key with a hidden
+ * character and a key that spells its token ("a⟨U+200B⟩") read alike, and are two places.
+ */
+function everyLeaf(terms: Record<string, unknown>): Map<string, { leaf: Leaf; exact: string }> {
+  const { leaves, taken } = moneyLeaves(terms);
+  const out = new Map<string, { leaf: Leaf; exact: string }>();
+  const add = (leaf: Leaf) => {
+    const exact = exactOf(leaf);
+    if (exact !== null) out.set(JSON.stringify(leaf.path), { leaf, exact });
+  };
+  leaves.forEach(add);
+  eachLeaf(terms, (path, value) => {
+    if (!taken.has(formatPath(path))) add({ path, value });
+    return true;
+  });
+  return out;
+}
+
+/**
+ * What differs between the terms of two revisions (spec section 3, "New terms"), fact by fact:
+ * amounts first, then in the order of the new terms, then what the new terms no longer have.
+ * Every value at any depth and however many, compared as written (amounts and numbers as exact
+ * decimals: "70.00" and "70" USD are one amount, 0.0003 and 0.0004 two numbers); each value whole.
+ */
+export function factChanges(previous: Record<string, unknown> | undefined, next: Record<string, unknown> | undefined, options: KeyFactsOptions = {}): KeyFactChange[] {
+  checkOptions(options);
+  if (previous !== undefined) checkTerms(previous, 'previous.terms');
+  if (next !== undefined) checkTerms(next, 'next.terms');
+  const before = previous === undefined ? new Map<string, { leaf: Leaf; exact: string }>() : everyLeaf(previous);
+  const after = next === undefined ? new Map<string, { leaf: Leaf; exact: string }>() : everyLeaf(next);
+  const changes: Array<KeyFactChange & { money: boolean }> = [];
+  const change = (at: Leaf, old: Leaf | undefined, now: Leaf | undefined) => {
+    const path = formatPath(at.path);
+    const money = old?.money !== undefined || now?.money !== undefined;
+    changes.push({ path, label: labelOf(at.path, true), before: old ? factOf(old, options, true) : null, after: now ? factOf(now, options, true) : null, money });
+  };
+  for (const [place, now] of after) {
+    const old = before.get(place);
+    if (old?.exact !== now.exact) change(now.leaf, old?.leaf, now.leaf);
+  }
+  for (const [place, old] of before) if (!after.has(place)) change(old.leaf, old.leaf, undefined);
+  // Amounts first: the sort is stable, so the rest keep the terms' order.
+  return changes.sort((a, b) => Number(b.money) - Number(a.money)).map(({ money: _money, ...change }) => change);
+}
+
+/**
+ * A danger for each value of the terms `Intl` cannot format (an amount or number with more than
+ * 100 decimals), which the window shows exactly as the terms write it: at that precision the
+ * person has to read every digit, and no honest price needs it.
+ */
+export function factFindings(terms: Record<string, unknown> | undefined, options: KeyFactsOptions = {}): ReviewFinding[] {
+  checkOptions(options);
+  if (terms === undefined) return [];
+  checkTerms(terms, 'operation.terms');
+  const findings: ReviewFinding[] = [];
+  for (const { leaf } of everyLeaf(terms).values()) {
+    if (leaf.money === undefined && typeof leaf.value !== 'number') continue;
+    const fact = factOf(leaf, options, true);
+    if (!fact.unformatted) continue;
+    const said = fact.path === '' ? reviewText('review_factUnformattedWhole', { value: fact.value }) : reviewText('review_factUnformatted', { path: fact.path, value: fact.value });
+    findings.push({ severity: 'danger', code: 'fact-unformatted', path: fact.path, ...said });
+  }
+  return findings;
 }
 
 /** One line of the facts: "Price difference $70.00 · Order ID ord_7Hk2 · Item ID itm_4Qa". */

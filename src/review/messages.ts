@@ -55,6 +55,8 @@ export const REVIEW_MESSAGES = {
   review_derivedMoneyToYouAsCharge: 'The summary presents {amount} as a charge ({context}), but in the terms an amount derived from the terms is money to you.',
   review_secondTotal: 'The summary presents different amounts as the total or what you pay: {first} and {second}.',
   review_secondTotalThree: 'The summary presents different amounts as the total or what you pay: {first}, {second} and {third}.',
+  review_factUnformatted: 'The terms set {path} to {value}, with more digits than can be shown formatted, so it is shown exactly as written: read every digit before you decide.',
+  review_factUnformattedWhole: 'The terms are {value}, with more digits than can be shown formatted, so it is shown exactly as written: read every digit before you decide.',
 
   checked_amountsStated: 'Every amount in the terms appears in the summary with its currency (or, for a zero amount, is named as none: "no fee").',
   checked_datesStated: 'Every date in the terms appears in the summary.',

@@ -36,6 +36,8 @@ export type ReviewCode =
   | 'hidden-characters'
   /** Terms too deep or too large to check in full. */
   | 'terms-too-large'
+  /** A value of the terms `Intl` cannot format (more than 100 decimals): shown exactly as written, a danger. */
+  | 'fact-unformatted'
   /** Only the part of the summary shown by default was checked. */
   | 'summary-truncated'
   /** Two different sets of terms under one revision (section 3, "New terms"). */

@@ -30,8 +30,11 @@ export function formatPath(path: readonly PathSegment[]): string {
 
 const MAX_QUOTED = 80;
 
-/** A value as it appears inside a message: quoted, hidden characters visible, long ones cut. */
-export function quote(value: unknown): string {
+/**
+ * A value as it appears inside a message: quoted, hidden characters visible, long ones cut
+ * unless `whole` (a change between two revisions is shown whole: the cut part may be what moved).
+ */
+export function quote(value: unknown, whole = false): string {
   let text: string;
   if (typeof value === 'string') text = `"${revealHidden(value, { singleLine: true })}"`;
   else if (value === undefined) text = 'nothing';
@@ -44,6 +47,7 @@ export function quote(value: unknown): string {
       text = String(value);
     }
   }
+  if (whole) return text;
   const chars = Array.from(text);
   return chars.length > MAX_QUOTED ? `${chars.slice(0, MAX_QUOTED - 1).join('')}\u2026` : text;
 }

@@ -4,7 +4,7 @@
  * with readable keys and hidden characters made visible, and never taken from the summary.
  */
 import { describe, expect, it } from 'vitest';
-import { KEY_FACTS_LIMIT, keyFacts, reviewOperation, youApproveLine } from '../../src/review/index.ts';
+import { KEY_FACTS_LIMIT, factChanges, factFindings, keyFacts, reviewOperation, youApproveLine } from '../../src/review/index.ts';
 
 const TERMS = {
   order_id: 'ord_7Hk2',
@@ -279,5 +279,87 @@ describe('dates before the year 100', () => {
     expect(shown('0050-01-01')).toBe('0050-01-01');
     expect(shown('0099-12-31T10:00:00Z')).toBe('0099-12-31T10:00:00Z');
     expect(shown('0100-01-01')).toBe('Jan 1, 100');
+  });
+});
+
+describe('keyFacts, numbers', () => {
+  const shown = (value: number) => keyFacts({ rate: value }, { locale: 'en-US' })[0]!.value;
+
+  it('shows every digit of a number, without an exponent, never rounded to three decimals', () => {
+    expect(shown(0.0004)).toBe('0.0004');
+    expect(shown(1e-7)).toBe('0.0000001');
+    expect(shown(-2.5e-8)).toBe('-0.000000025');
+    expect(shown(1.5e21)).toBe('1,500,000,000,000,000,000,000');
+    expect(shown(0.1 + 0.2)).toBe('0.30000000000000004');
+  });
+
+  it('shows a number with more than 100 decimals as written, marked, and what is no JSON number as JavaScript writes it', () => {
+    expect(keyFacts({ rate: 5e-324 }, { locale: 'en-US' })[0]).toMatchObject({ value: `0.${'0'.repeat(323)}5`, unformatted: true });
+    expect(shown(Infinity)).toBe('Infinity');
+  });
+});
+
+describe('factChanges (two revisions of the terms, spec section 3 "New terms")', () => {
+  const money = (amount: string | number, currency = 'USD') => ({ ...TERMS, price_difference: { amount, currency } });
+  const moved = (before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined) =>
+    factChanges(before, after, { locale: 'en-US' }).map((c) => [c.path, c.before?.value ?? null, c.after?.value ?? null]);
+
+  it('compares amounts as exact decimals: "70.00", "70" and 70 USD are one amount; a sign or a currency is a change', () => {
+    expect(moved(money('70.00'), money('70'))).toEqual([]);
+    expect(moved(money('70.00'), money(70))).toEqual([]);
+    expect(moved(money('70.00'), money('-70.00'))).toEqual([['price_difference', '$70.00', '-$70.00']]);
+    expect(moved(money('70.00'), money('70.00', 'EUR'))).toEqual([['price_difference', '$70.00', '\u20AC70.00']]);
+  });
+
+  it('tells a string from a number, and lists amounts first, then the new terms in order, then what went away', () => {
+    expect(moved({ a: '5', b: 1, price: { amount: '1', currency: 'USD' } }, { b: 2, a: 5, price: { amount: '2', currency: 'USD' } })).toEqual([
+      ['price', '$1.00', '$2.00'],
+      ['b', '1', '2'],
+      ['a', '5', '5'],
+    ]);
+    expect(moved({ gone: 'x', kept: 'y' }, { kept: 'y' })).toEqual([['gone', 'x', null]]);
+  });
+
+  it('tells apart a key with a hidden character from a key that spells its token', () => {
+    const spelled = 'a\u27E8U+200B\u27E9';
+    expect(moved({ 'a\u200B': 'x', [spelled]: 'y' }, { 'a\u200B': 'z', [spelled]: 'y' })).toEqual([[`["${spelled}"]`, 'x', 'z']]);
+  });
+
+  it('reads terms that appeared or went away as every fact added or removed', () => {
+    expect(moved(undefined, { order_id: 'ord_1' })).toEqual([['order_id', null, 'ord_1']]);
+    expect(moved({ order_id: 'ord_1' }, undefined)).toEqual([['order_id', 'ord_1', null]]);
+    expect(moved(undefined, undefined)).toEqual([]);
+  });
+
+  it('walks terms of any depth without running out of stack, and leaves out what is no JSON', () => {
+    let deep: Record<string, unknown> = { leaf: 'a' };
+    for (let i = 0; i < 2_000; i += 1) deep = { n: deep };
+    const changes = factChanges(deep, JSON.parse(JSON.stringify(deep).replace('"a"', '"b"')) as Record<string, unknown>);
+    expect(changes.map((c) => [c.before?.value, c.after?.value])).toEqual([['a', 'b']]);
+    expect(moved({ at: new Date(0), big: 10n }, { at: new Date(1), big: 11n })).toEqual([]);
+  });
+
+  it('refuses what is not terms, and options it cannot use', () => {
+    expect(() => factChanges([] as never, {})).toThrow(expect.objectContaining({ code: 'ERR_OPERATION_INVALID', message: 'previous.terms: expected a JSON object (spec section 3), got an array of 0 items' }));
+    expect(() => factChanges({}, 'x' as never)).toThrow(expect.objectContaining({ code: 'ERR_OPERATION_INVALID', message: 'next.terms: expected a JSON object (spec section 3), got a string of 1 character' }));
+    expect(() => factChanges({}, {}, { locale: 'not a locale!' })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
+  });
+});
+
+describe('factFindings', () => {
+  const huge = `1.${'0'.repeat(100)}1`;
+
+  it('is a danger for each amount or number Intl cannot format, by its path, and nothing else', () => {
+    expect(factFindings({ fee: { amount: huge, currency: 'USD' }, rate: 5e-324, ok: { amount: '1.00', currency: 'USD' }, note: huge })).toEqual([
+      { severity: 'danger', code: 'fact-unformatted', path: 'fee', message: `The terms set fee to ${huge} USD, with more digits than can be shown formatted, so it is shown exactly as written: read every digit before you decide.`, text: { key: 'review_factUnformatted', substitutions: ['fee', `${huge} USD`] } },
+      expect.objectContaining({ severity: 'danger', code: 'fact-unformatted', path: 'rate' }),
+    ]);
+    expect(factFindings({ amount: huge, currency: 'USD' })).toEqual([expect.objectContaining({ path: '', text: { key: 'review_factUnformattedWhole', substitutions: [`${huge} USD`] } })]);
+  });
+
+  it('has nothing to say without terms, and refuses what is not terms', () => {
+    expect(factFindings(undefined)).toEqual([]);
+    expect(factFindings(TERMS)).toEqual([]);
+    expect(() => factFindings(5 as never)).toThrow(expect.objectContaining({ code: 'ERR_OPERATION_INVALID' }));
   });
 });

@@ -6,7 +6,7 @@
  * JSON, over real findings: the misleading-summary fixtures, and inputs that reach every message.
  */
 import { describe, expect, it } from 'vitest';
-import { diffExpiry, diffRevisions, diffTerms, reviewOperation, type ReviewInput } from '../../src/review/index.ts';
+import { diffExpiry, diffRevisions, diffTerms, factFindings, reviewOperation, type ReviewInput } from '../../src/review/index.ts';
 import { REVIEW_MESSAGES, reviewChromeMessages } from '../../src/review/messages.ts';
 import { localize, placeholderOrder, type ChromeMessage, type Localized, type MessageText } from '../../src/summary/message-text.ts';
 import { SUMMARY_MESSAGES, summaryText } from '../../src/summary/messages.ts';
@@ -127,6 +127,9 @@ function reviewSentences(): Localized[] {
   }
   out.push(...reviewOperation({ summary: `Pay $70.00. ${'x '.repeat(50)}`, terms: JACKET.terms }, { limit: 20 }).findings);
   out.push(...reviewOperation({ summary: 'Pay $70.00. x', terms: JACKET.terms }, { limit: 1 }).findings);
+  // An amount with more decimals than Intl formats, in a member and as the whole terms.
+  const unformatted = `1.${'0'.repeat(100)}1`;
+  out.push(...factFindings({ fee: { amount: unformatted, currency: 'USD' } }), ...factFindings({ amount: unformatted, currency: 'USD' }));
   return out;
 }
 

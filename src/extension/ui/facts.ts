@@ -1,4 +1,6 @@
-import { keyFacts, youApproveLine, type KeyFact } from '../../review/key-facts.ts';
+import { CountersignError } from '../../protocol/errors.ts';
+import { factChanges, factFindings, keyFacts, youApproveLine, type KeyFact } from '../../review/key-facts.ts';
+import type { ReviewFinding } from '../../review/types.ts';
 import type { Translate } from './i18n';
 
 /**
@@ -8,19 +10,30 @@ import type { Translate } from './i18n';
  * summary says in words).
  */
 export function factsOf(terms: Record<string, unknown> | undefined, t: Translate, limit?: number): KeyFact[] {
+  return readable(() => keyFacts(terms, limit === undefined ? { locale: t.locale } : { locale: t.locale, limit }));
+}
+
+/**
+ * What the review layer reads of the terms, or nothing for terms that are not an object (they
+ * are listed raw under "Technical details"). Formatting never throws (each fact is formatted on
+ * its own), so no other error may pass for "no terms": it is a bug, and surfaces as one.
+ */
+function readable<T>(read: () => T[]): T[] {
   try {
-    return keyFacts(terms, limit === undefined ? { locale: t.locale } : { locale: t.locale, limit });
-  } catch {
-    // Terms the review cannot read are listed raw under "Technical details".
-    return [];
+    return read();
+  } catch (error) {
+    if (error instanceof CountersignError) return [];
+    throw error;
   }
+}
+
+/** The dangers of how the terms are shown: a value Intl cannot format, shown exactly as written. */
+export function factDangers(terms: Record<string, unknown> | undefined): ReviewFinding[] {
+  return readable(() => factFindings(terms));
 }
 
 /** Amounts first, then what identifies the thing: four fit two lines beside the buttons. */
 export const YOU_APPROVE_FACTS = 4;
-
-/** Every fact is compared for "what changed", not only those shown. */
-const ALL_FACTS = 200;
 
 /** "You approve: Price difference $70.00 · Order ID ord_7Hk2", or the sentence for no terms. */
 export function youApproveText(terms: Record<string, unknown> | undefined, t: Translate): string {
@@ -34,16 +47,12 @@ export interface FactChange {
   after: string;
 }
 
-/** The facts whose value differs between two revisions, by their place in the terms. */
+/**
+ * Every fact whose value differs between two revisions, by its place in the terms, each value
+ * whole: at any depth, however many, amounts and numbers compared as exact decimals.
+ */
 export function changedFacts(previous: { terms?: Record<string, unknown> | undefined }, next: { terms?: Record<string, unknown> | undefined }, t: Translate): FactChange[] {
   const none = t('factAbsent');
-  const before = new Map(factsOf(previous.terms, t, ALL_FACTS).map((f) => [f.path, f]));
-  const after = new Map(factsOf(next.terms, t, ALL_FACTS).map((f) => [f.path, f]));
-  const changes: FactChange[] = [];
-  for (const [path, fact] of after) {
-    const old = before.get(path);
-    if (old?.value !== fact.value) changes.push({ label: fact.label, before: old?.value ?? none, after: fact.value });
-  }
-  for (const [path, fact] of before) if (!after.has(path)) changes.push({ label: fact.label, before: fact.value, after: none });
-  return changes;
+  const changes = readable(() => factChanges(previous.terms, next.terms, { locale: t.locale }));
+  return changes.map((c) => ({ label: c.label, before: c.before?.value ?? none, after: c.after?.value ?? none }));
 }
