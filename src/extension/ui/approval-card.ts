@@ -10,7 +10,8 @@ import type { Translate } from './i18n';
 import { textElements, type TextElements } from './text-elements';
 import { assessRisk, type Risk, type Said } from './risk';
 import { describeRequest, sessionWords } from './request-words';
-import { factsOf, changedFacts } from './facts';
+import { factsOf } from './facts';
+import { changedBanner } from './changed-banner';
 
 export type { Translate } from './i18n';
 export { textElements } from './text-elements';
@@ -86,21 +87,6 @@ function riskBanner(el: TextElements, risk: Risk, t: Translate): HTMLElement {
   why.type = 'button';
   why.dataset.action = 'why';
   banner.append(icon, line, why);
-  return banner;
-}
-
-/** A new revision while the person was reading: what moved, in the terms' own values. */
-function changedBanner(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
-  const banner = el('div', undefined, 'changed');
-  banner.setAttribute('role', 'status');
-  banner.dataset.testid = 'changed';
-  const name = inspectText(view.company.name, { singleLine: true }).display;
-  const changes = changedFacts(view.previous!, view.operation, t);
-  banner.append(el('strong', changes.length > 0 ? t('changedBanner', name) : t('changedBannerNoTerms', name)));
-  if (changes.length > 0) {
-    const list = el('span', ` ${changes.map((c) => `${c.label} ${c.before} \u2192 ${c.after}`).join(' \u00B7 ')}`, 'changes', true);
-    banner.append(list);
-  }
   return banner;
 }
 

@@ -6,6 +6,7 @@ import type { OriginWarningCode } from '../../summary/origin.ts';
 import type { MessageText } from '../../summary/message-text.ts';
 import type { ApprovalView } from '../snapshot';
 import { requestBody } from './request-words';
+import { factDangers } from './facts';
 
 /** A sentence a module wrote for the person, with the message it comes from when it has one. */
 export interface Said {
@@ -66,6 +67,8 @@ export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk 
   if (summaryHasHidden) items.push({ severity: 'warning', source: 'summary', message: 'The summary contains hidden characters, shown as tokens.', text: { key: 'hygieneWarning', substitutions: [] } });
   const review = reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
   items.push(...review.findings.map(fromFinding));
+  // A value of the terms shown as written because Intl cannot format it (docs/ui.md, "Key facts").
+  if (!view.toolCall) items.push(...factDangers(view.operation.terms).map(fromFinding));
   items.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
   return {
     danger: items.some((i) => i.severity === 'danger'),
