@@ -15,7 +15,7 @@ import { runGatewayCli } from '../../src/gateway/gateway-cli';
 import { Gateway, type OperationsCaller } from '../../src/gateway/gateway-server';
 import type { ApprovedCall, ToolCallAnswer, ToolCallApprover, ToolCallQuestion } from '../../src/gateway/tool-call-approver';
 import type { ToolCallEntry, ToolCallJournal } from '../../src/gateway/tool-call-journal';
-import { connectUpstream, type Upstream } from '../../src/gateway/upstream-connection';
+import { claimedName, connectUpstream, MAX_SERVER_NAME, type Upstream } from '../../src/gateway/upstream-connection';
 import type { UpstreamSpec } from '../../src/gateway/upstream-spec';
 import { CountersignError } from '../../src/protocol/errors';
 
@@ -247,19 +247,29 @@ describe('finding 8: names', () => {
   });
 });
 
+describe('finding 8: the server\'s name for itself, as Countersign can show it', () => {
+  it('one line (control and bidi characters become spaces), the upstream\'s name when nothing is left, never half a character', () => {
+    expect(claimedName('Notes\u202E\nfiles', 'notes')).toBe('Notes  files');
+    expect(claimedName('\u0007 \u200F', 'notes')).toBe('notes');
+    const cut = claimedName(`${'x'.repeat(126)}😀😀`, 'notes');
+    expect(cut).toBe(`${'x'.repeat(126)}…`);
+    expect(claimedName('x'.repeat(MAX_SERVER_NAME), 'notes')).toBe('x'.repeat(MAX_SERVER_NAME));
+  });
+});
+
 describe('finding 6: a client that leaves while an approved call runs', () => {
   const everything = (): UpstreamSpec => ({ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], tools: { ask: ['trigger-long-running-operation'] } });
 
   it('cancelled: the journal and Countersign say unknown, then the real outcome when the upstream answers', async () => {
     const { client, approver, journal } = await gatewayFor([everything()], { graceMs: 100 });
     const controller = new AbortController();
-    const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 2 } }, undefined, { signal: controller.signal });
+    const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 3, steps: 3 } }, undefined, { signal: controller.signal });
     await expect.poll(() => journal.entries.map((e) => e.status)).toEqual(['approved']);
     controller.abort(new Error('the person pressed stop'));
     await expect(call).rejects.toThrow();
-    await expect.poll(() => journal.entries.map((e) => e.status), { timeout: 1_500 }).toEqual(['approved', 'unknown']);
+    await expect.poll(() => journal.entries.map((e) => e.status), { timeout: 2_000 }).toEqual(['approved', 'unknown']);
     expect(approver.reports).toEqual([{ callId: 'call_1', outcome: 'unknown' }]);
-    await expect.poll(() => journal.entries.map((e) => e.status), { timeout: 5_000 }).toEqual(['approved', 'unknown', 'performed']);
+    await expect.poll(() => journal.entries.map((e) => e.status), { timeout: 6_000 }).toEqual(['approved', 'unknown', 'performed']);
     expect(journal.entries[2]!.result?.content).toEqual(expect.arrayContaining([expect.objectContaining({ text: expect.stringContaining('Long running operation completed') })]));
     expect(approver.reports).toEqual([
       { callId: 'call_1', outcome: 'unknown' },
