@@ -1,0 +1,4 @@
+import { codingAgentSuite } from './support/coding-agent-suite';
+
+// The real gemini CLI (the version package.json pins) behind countersign-hook: docs/coding-agents.md.
+codingAgentSuite('gemini');
