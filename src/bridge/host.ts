@@ -17,6 +17,7 @@ import {
 } from '../protocol/bridge';
 import { FrameDecoder, MAX_FRAME_BYTES, encodeJsonFrame, nativeEndianness, type Endianness, type FrameEvent } from '../protocol/bridge-framing';
 import { CountersignError, isCountersignError, type ErrorCode } from '../protocol/errors';
+import { ExtensionOutbox, type OutboxLimits, type RelayOrigin } from './extension-outbox';
 import { ConnectionHygiene, type HygieneLimits, type RelayedMessage, type Trust } from './hygiene';
 import type { Logger } from './log';
 import { listenAgentSocket } from './socket';
@@ -59,6 +60,8 @@ export interface BridgeHostOptions {
   maxAgentBacklog?: number;
   /** Byte order on stdio; native unless a test says otherwise. */
   endianness?: Endianness;
+  /** How much may wait for the extension to read (extension-outbox.ts); the defaults are OUTBOX_LIMITS. */
+  outbox?: Partial<OutboxLimits>;
 }
 
 interface Agent {
@@ -70,6 +73,12 @@ interface Agent {
   reason: DisconnectReason;
   /** The bridge is closing it: what it still sends is not relayed (a connection past its deadline must not go on talking). */
   closing: boolean;
+  /**
+   * The extension has heard of it (agent_connected). Only with its first message relayed: a
+   * connection that never says anything worth relaying costs the extension nothing, so opening
+   * and closing connections in a loop does not flood it either (docs/bridge-protocol.md 6.2).
+   */
+  announced: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -104,6 +113,7 @@ export class BridgeHost {
   private refusedSinceWarning = 0;
   private lastRefusalWarning = -Infinity;
   private readonly maxAgentBacklog: number;
+  private readonly outbox: ExtensionOutbox;
   private exitCode = 0;
 
   constructor(private readonly options: BridgeHostOptions) {
@@ -111,6 +121,7 @@ export class BridgeHost {
     this.hygiene = new ConnectionHygiene(options.hygiene);
     this.now = options.now ?? (() => performance.now());
     this.maxAgentBacklog = options.maxAgentBacklog ?? 8 * MAX_FRAME_BYTES;
+    this.outbox = new ExtensionOutbox(options.output, options.outbox ?? {}, (origin) => this.onDropped(origin));
     // Oversized stdio frames are skipped, not fatal: the browser wrote the length, so it is true,
     // and skipping it lands exactly on the next frame (docs/bridge-protocol.md, "Framing").
     this.decoder = new FrameDecoder({ endian: this.endian, oversize: 'skip' });
@@ -145,9 +156,9 @@ export class BridgeHost {
     });
   }
 
-  /** State for diagnostics and tests. */
-  snapshot(): { state: HostState; thumbprint: string | undefined; socketPath: string | undefined; conns: string[] } {
-    return { state: this.state, thumbprint: this.thumbprint, socketPath: this.socketPath, conns: [...this.agents.keys()] };
+  /** State for diagnostics and tests; `queued`: bytes waiting for the extension to read. */
+  snapshot(): { state: HostState; thumbprint: string | undefined; socketPath: string | undefined; conns: string[]; queued: number } {
+    return { state: this.state, thumbprint: this.thumbprint, socketPath: this.socketPath, conns: [...this.agents.keys()], queued: this.outbox.queued };
   }
 
   /** How hygiene counts a connection (undefined: unknown, or being closed), for diagnostics and tests. */
@@ -159,13 +170,27 @@ export class BridgeHost {
   // Extension side
 
   private toExtension(message: BridgeToExtensionMessage): void {
-    this.writeExtensionFrame(encodeJsonFrame(message, this.endian));
+    if (this.state === 'closed') return;
+    this.outbox.control(encodeJsonFrame(message, this.endian));
   }
 
-  private writeExtensionFrame(frame: Uint8Array): void {
-    const { output } = this.options;
-    if (this.state === 'closed' || output.destroyed || !output.writable) return;
-    output.write(frame);
+  /** An agent's message toward the extension. False when it was refused: the extension is not reading, and there is no room. */
+  private relayToExtension(frame: Uint8Array, origin: RelayOrigin): boolean {
+    if (this.state === 'closed') return true;
+    return this.outbox.relay(frame, origin);
+  }
+
+  /** An untrusted connection's message was dropped from the queue to make room: its sender hears why, with the request's id. */
+  private onDropped(origin: RelayOrigin): void {
+    const agent = this.agents.get(origin.conn);
+    if (agent === undefined) return;
+    this.writeAgent(
+      agent,
+      encodeJsonFrame(
+        this.agentError('ERR_THROTTLED', 'not relayed: the extension is not reading, and messages of connections that are not trusted yet make room first (docs/bridge-protocol.md section 5)', origin.id),
+        'BE',
+      ),
+    );
   }
 
   private bridgeError(error: CountersignError, extra: { conn?: string | undefined; id?: string | undefined } = {}): void {
@@ -290,6 +315,8 @@ export class BridgeHost {
     const trust = this.hygiene.observe(conn, parsed, this.now());
     if (trust !== undefined) {
       this.options.log.debug(`agent ${conn} is now ${trust}`);
+      // A trusted agent may send the largest messages (an approval request with its terms).
+      if (trust === 'trusted') agent.decoder.maxBytes = MAX_FRAME_BYTES;
       this.armDeadline();
     }
   }
@@ -340,16 +367,17 @@ export class BridgeHost {
     const agent: Agent = {
       conn,
       socket,
-      decoder: new FrameDecoder({ endian: 'BE', oversize: 'fatal' }),
+      // Until it is trusted, a frame longer than any handshake message closes the connection before
+      // its payload is even read (docs/bridge-protocol.md section 5, "Before trust").
+      decoder: new FrameDecoder({ endian: 'BE', oversize: 'fatal', maxBytes: this.hygiene.limits.untrustedMessageBytes }),
       envelopePrefix: encoder.encode(`{"type":"relay","v":${BRIDGE_PROTOCOL_VERSION},"conn":"${conn}","message":`),
       reason: 'closed',
       closing: false,
+      announced: false,
     };
     this.agents.set(conn, agent);
     this.hygiene.add(conn, now);
     this.armDeadline();
-    // The extension hears of the connection before any of its messages: ordering on stdout is ours.
-    this.toExtension({ type: 'agent_connected', v: BRIDGE_PROTOCOL_VERSION, conn });
     this.writeAgent(
       agent,
       encodeJsonFrame(
@@ -377,7 +405,7 @@ export class BridgeHost {
       this.agents.delete(conn);
       this.hygiene.remove(conn);
       this.armDeadline();
-      if (this.state === 'ready') this.toExtension({ type: 'agent_disconnected', v: BRIDGE_PROTOCOL_VERSION, conn, reason: agent.reason });
+      if (this.state === 'ready' && agent.announced) this.toExtension({ type: 'agent_disconnected', v: BRIDGE_PROTOCOL_VERSION, conn, reason: agent.reason });
     });
   }
 
@@ -459,10 +487,15 @@ export class BridgeHost {
     if (this.state !== 'ready') return;
     if (event.kind === 'error') {
       this.options.log.debug(`agent ${agent.conn}: ${event.error.code}: ${event.error.message}`);
-      this.writeAgent(agent, encodeJsonFrame(this.agentError(event.error.code, event.error.message), 'BE'));
+      const untrusted = event.error.code === 'ERR_FRAME_TOO_LARGE' && this.hygiene.trustOf(agent.conn) !== 'trusted';
+      const message = untrusted ? `${event.error.message} before the extension trusts this connection (docs/bridge-protocol.md section 5)` : event.error.message;
+      this.writeAgent(agent, encodeJsonFrame(this.agentError(event.error.code, message), 'BE'));
       if (event.fatal) {
         // After a length we refuse, the next frame boundary is unknown: this connection is done.
         this.closeAgent(agent, 'frame_error');
+        // And what follows is not even read: a flood of large frames costs no memory while the
+        // connection closes (the grace timer destroys it if the other side does not close first).
+        agent.socket.pause();
       }
       return;
     }
@@ -472,8 +505,19 @@ export class BridgeHost {
       this.writeAgent(agent, encodeJsonFrame(this.agentError(parsed.error.code, parsed.error.message, id), 'BE'));
       // A request refused for its summary's length never reaches the extension, yet the person
       // should hear that their agent asked something Countersign could not show: the extension
-      // is told which connection sent it (docs/bridge-protocol.md, "bridge_error").
-      if (parsed.error.code === 'ERR_SUMMARY_TOO_LONG') this.bridgeError(parsed.error, { conn: agent.conn, id });
+      // is told which connection sent it (docs/bridge-protocol.md, "bridge_error"). Only for a
+      // trusted one: the extension tells the person only about paired agents, and records every
+      // bridge_error, so an untrusted connection must not be able to make it write.
+      if (parsed.error.code === 'ERR_SUMMARY_TOO_LONG' && agent.announced && this.hygiene.trustOf(agent.conn) === 'trusted') {
+        this.bridgeError(parsed.error, { conn: agent.conn, id });
+      }
+      return;
+    }
+    const id = requestIdOf(event.value);
+    const verdict = this.hygiene.mayRelay(agent.conn, parsed.message.type, event.bytes.length, this.now());
+    if (!verdict.relay) {
+      this.options.log.debug(`agent ${agent.conn}: not relayed: ${verdict.why}`);
+      if (verdict.code !== undefined) this.writeAgent(agent, encodeJsonFrame(this.agentError(verdict.code, verdict.why, id), 'BE'));
       return;
     }
     // The envelope is built around the agent's exact bytes: nothing is re-serialized, so what the
@@ -481,7 +525,7 @@ export class BridgeHost {
     const length = agent.envelopePrefix.length + event.bytes.length + CLOSE_BRACE.length;
     if (length > MAX_FRAME_BYTES) {
       const error = `message is ${event.bytes.length} bytes; with its relay envelope it must fit in ${MAX_FRAME_BYTES} bytes (at most ${MAX_FRAME_BYTES - agent.envelopePrefix.length - 1})`;
-      this.writeAgent(agent, encodeJsonFrame(this.agentError('ERR_FRAME_TOO_LARGE', error, requestIdOf(event.value)), 'BE'));
+      this.writeAgent(agent, encodeJsonFrame(this.agentError('ERR_FRAME_TOO_LARGE', error, id), 'BE'));
       return;
     }
     const frame = new Uint8Array(4 + length);
@@ -489,7 +533,17 @@ export class BridgeHost {
     frame.set(agent.envelopePrefix, 4);
     frame.set(event.bytes, 4 + agent.envelopePrefix.length);
     frame.set(CLOSE_BRACE, 4 + agent.envelopePrefix.length + event.bytes.length);
-    this.writeExtensionFrame(frame);
+    // The extension hears of the connection before any of its messages: ordering on stdout is ours.
+    if (!agent.announced) {
+      agent.announced = true;
+      this.toExtension({ type: 'agent_connected', v: BRIDGE_PROTOCOL_VERSION, conn: agent.conn });
+    }
+    const trusted = this.hygiene.trustOf(agent.conn) === 'trusted';
+    if (!this.relayToExtension(frame, { conn: agent.conn, id, trusted })) {
+      // Never dropped without a word: the agent learns this request did not get through, and may send it again.
+      this.options.log.debug(`agent ${agent.conn}: a message was refused: the extension is not reading`);
+      this.writeAgent(agent, encodeJsonFrame(this.agentError('ERR_THROTTLED', 'not relayed: the extension is not reading, and the bridge holds as much as it may for it; send it again later (docs/bridge-protocol.md section 5)', id), 'BE'));
+    }
   }
 
   private writeAgent(agent: Agent, frame: Uint8Array): void {

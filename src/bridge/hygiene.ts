@@ -1,4 +1,5 @@
 import { MAX_AGENT_CONNECTIONS } from '../protocol/bridge';
+import { MAX_FRAME_BYTES } from '../protocol/bridge-framing';
 import type { Logger } from './log';
 
 /**
@@ -36,6 +37,16 @@ export interface HygieneLimits {
   pairingDeadlineMs: number;
   /** When no slot is free, an untrusted (not pairing) connection open at least this long makes room for a new one. */
   displaceAfterMs: number;
+  /** The largest message (bytes of its frame's payload) an untrusted connection may send; a larger one closes it. */
+  untrustedMessageBytes: number;
+  /** Messages one connection may have relayed before it is trusted. */
+  untrustedFrames: number;
+  /** Bytes one connection may have relayed before it is trusted. */
+  untrustedBytes: number;
+  /** Messages per second relayed for all untrusted connections together (twice this at once). */
+  untrustedFramesPerSecond: number;
+  /** Bytes per second relayed for all untrusted connections together (twice this at once). */
+  untrustedBytesPerSecond: number;
 }
 
 /** The limits, in one place. docs/bridge-protocol.md section 5 states each value; hygiene.test.ts checks that it does. */
@@ -53,6 +64,17 @@ export const HYGIENE_LIMITS: Readonly<HygieneLimits> = Object.freeze({
   // Longer than a handshake takes, so a connection that is handshaking is never the one closed,
   // and short enough that connections held open without speaking free their slots quickly.
   displaceAfterMs: 2_000,
+  // Before trust a connection can say only hello, auth, version_query and the pairing messages:
+  // each well under 1 KiB with the longest name and key, so 4 KiB leaves room for unknown members.
+  untrustedMessageBytes: 4096,
+  // A handshake and a pairing are five messages; a few retries (another hello after a failed
+  // auth, a version_query) fit, a flood does not.
+  untrustedFrames: 16,
+  untrustedBytes: 16 * 1024,
+  // Eight agents starting together (16 messages) pass at once; a flood reaches the extension at a
+  // rate its worker handles between a paired agent's messages.
+  untrustedFramesPerSecond: 32,
+  untrustedBytesPerSecond: 32 * 1024,
 });
 
 export type Trust = 'untrusted' | 'pairing' | 'trusted';
@@ -67,20 +89,61 @@ export interface RelayedMessage {
 
 export type Admission = { admit: true; displace?: string } | { admit: false; why: string };
 
+/**
+ * Whether an agent's message may be relayed, and if not, the error its sender gets (none for an
+ * `error`: an error is never answered with an error, section 5).
+ */
+export type RelayVerdict = { relay: true } | { relay: false; code?: 'ERR_AUTH_FAILED' | 'ERR_THROTTLED'; why: string };
+
+/** The messages a connection may send before the extension has answered its `auth` (sections 7 and 8). */
+const BEFORE_WELCOME = new Set(['hello', 'auth', 'version_query']);
+
 interface Entry {
   trust: Trust;
   /** When it connected, or when its pairing ended: the oldest untrusted one makes room first. */
   since: number;
   /** When it is closed unless trusted by then; undefined once trusted. */
   deadline: number | undefined;
+  /** The extension sent it `welcome` (paired or not): it proved a key, so it may ask to pair. */
+  welcomed: boolean;
+  /** Messages and bytes relayed while untrusted. */
+  frames: number;
+  bytes: number;
+}
+
+/** A budget that refills at `perSecond` up to twice that: what all untrusted connections share. */
+class Bucket {
+  private level: number;
+  private at: number | undefined;
+  constructor(private readonly perSecond: number) {
+    this.level = 2 * perSecond;
+  }
+
+  take(amount: number, now: number): boolean {
+    const capacity = 2 * this.perSecond;
+    if (this.at !== undefined) this.level = Math.min(capacity, this.level + ((now - this.at) * this.perSecond) / 1000);
+    this.at = now;
+    if (amount > this.level) return false;
+    this.level -= amount;
+    return true;
+  }
+
+  /** Give back what `take` took, when another budget refused the message after all. */
+  refund(amount: number): void {
+    this.level = Math.min(2 * this.perSecond, this.level + amount);
+  }
 }
 
 export class ConnectionHygiene {
   readonly limits: Readonly<HygieneLimits>;
   private readonly entries = new Map<string, Entry>();
+  private readonly sharedFrames: Bucket;
+  private readonly sharedBytes: Bucket;
 
   constructor(limits: Partial<HygieneLimits> = {}) {
     this.limits = normalize({ ...HYGIENE_LIMITS, ...limits });
+    this.sharedFrames = new Bucket(this.limits.untrustedFramesPerSecond);
+    this.sharedBytes = new Bucket(this.limits.untrustedBytesPerSecond);
   }
 
   /** Connections counted: all, or those with one trust. */
@@ -123,7 +186,47 @@ export class ConnectionHygiene {
   }
 
   add(conn: string, now: number): void {
-    this.entries.set(conn, { trust: 'untrusted', since: now, deadline: now + this.limits.authDeadlineMs });
+    this.entries.set(conn, { trust: 'untrusted', since: now, deadline: now + this.limits.authDeadlineMs, welcomed: false, frames: 0, bytes: 0 });
+  }
+
+  /**
+   * Whether a message of `type` and `bytes` from `conn` may be relayed at `now`, counted against
+   * its budgets when it may (docs/bridge-protocol.md section 5, "Before trust"). A trusted
+   * connection's messages always may; an unknown connection's never. Before the extension's
+   * `welcome`, only the handshake is relayed: anything else would be answered ERR_AUTH_FAILED by
+   * the extension anyway, after it had spent its time reading it. An untrusted connection's
+   * `error` is never relayed: the extension records every one it gets. Message size is the
+   * frame decoder's business (untrustedMessageBytes): this is called with what was read.
+   */
+  mayRelay(conn: string, type: unknown, bytes: number, now: number): RelayVerdict {
+    const e = this.entries.get(conn);
+    if (e === undefined) return { relay: false, code: 'ERR_THROTTLED', why: 'this connection is being closed' };
+    if (e.trust === 'trusted') return { relay: true };
+    if (type === 'error') return { relay: false, why: 'an error from a connection that is not trusted is not relayed' };
+    if (!e.welcomed && (typeof type !== 'string' || !BEFORE_WELCOME.has(type))) {
+      return { relay: false, code: 'ERR_AUTH_FAILED', why: 'authenticate first (hello, then auth): before welcome only hello, auth and version_query are relayed (docs/bridge-protocol.md section 5)' };
+    }
+    const { untrustedFrames, untrustedBytes } = this.limits;
+    if (e.frames + 1 > untrustedFrames || e.bytes + bytes > untrustedBytes) {
+      return { relay: false, code: 'ERR_THROTTLED', why: `this connection is not trusted yet and has sent its ${untrustedFrames} messages (${untrustedBytes} bytes) allowed before trust (docs/bridge-protocol.md section 5)` };
+    }
+    if (!this.sharedFrames.take(1, now)) return this.busy();
+    if (!this.sharedBytes.take(bytes, now)) {
+      this.sharedFrames.refund(1);
+      return this.busy();
+    }
+    e.frames += 1;
+    e.bytes += bytes;
+    return { relay: true };
+  }
+
+  private busy(): RelayVerdict {
+    const { untrustedFramesPerSecond, untrustedBytesPerSecond } = this.limits;
+    return {
+      relay: false,
+      code: 'ERR_THROTTLED',
+      why: `connections that are not trusted yet are sending more than ${untrustedFramesPerSecond} messages or ${untrustedBytesPerSecond} bytes a second together; try again in a second (docs/bridge-protocol.md section 5)`,
+    };
   }
 
   remove(conn: string): void {
@@ -153,6 +256,7 @@ export class ConnectionHygiene {
     };
     switch (message.type) {
       case 'welcome':
+        e.welcomed = true;
         return message.paired === true ? trust() : undefined;
       case 'pair_result':
         return message.status === 'confirmed' ? trust() : endPairing();
@@ -195,6 +299,11 @@ function normalize(limits: HygieneLimits): HygieneLimits {
     authDeadlineMs: whole(limits.authDeadlineMs),
     pairingDeadlineMs: whole(limits.pairingDeadlineMs),
     displaceAfterMs: whole(limits.displaceAfterMs),
+    untrustedMessageBytes: Math.min(whole(limits.untrustedMessageBytes), MAX_FRAME_BYTES),
+    untrustedFrames: whole(limits.untrustedFrames),
+    untrustedBytes: whole(limits.untrustedBytes),
+    untrustedFramesPerSecond: whole(limits.untrustedFramesPerSecond),
+    untrustedBytesPerSecond: whole(limits.untrustedBytesPerSecond),
   };
 }
 
@@ -205,6 +314,11 @@ const ENV_NAMES: Record<string, keyof HygieneLimits> = {
   auth_ms: 'authDeadlineMs',
   pairing_ms: 'pairingDeadlineMs',
   displace_ms: 'displaceAfterMs',
+  message_bytes: 'untrustedMessageBytes',
+  frames: 'untrustedFrames',
+  bytes: 'untrustedBytes',
+  frames_per_s: 'untrustedFramesPerSecond',
+  bytes_per_s: 'untrustedBytesPerSecond',
 };
 
 /**

@@ -86,7 +86,11 @@ export interface FrameDecoderOptions {
 /** Decodes a byte stream into frames. Feed it with `push`, and call `end` when the stream ends. */
 export class FrameDecoder {
   private readonly littleEndian: boolean;
-  private readonly maxBytes: number;
+  /**
+   * Largest payload accepted, inclusive, from the next frame on. It may change while the stream
+   * runs: the bridge accepts only small frames from a connection until it is trusted.
+   */
+  maxBytes: number;
   private readonly oversize: 'skip' | 'fatal';
   private readonly header = new Uint8Array(4);
   private headerFill = 0;

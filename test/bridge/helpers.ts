@@ -13,6 +13,9 @@ import { FrameDecoder, encodeFrame, encodeJsonFrame, nativeEndianness, type Endi
 
 /** A fixed extension key thumbprint for tests (the RFC 8037 example key's). */
 export const THUMBPRINT = 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k';
+/** Keys of docs/bridge-protocol.md's examples: what a welcome and a hello carry in relay tests. */
+export const TEST_EXTENSION_KEY = { kty: 'OKP', crv: 'Ed25519', x: '33L538Y6mLHlg5hsBbt01W3lCSTPAlURxJi16Uva51M' };
+export const TEST_AGENT_KEY = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' };
 
 export function tempDir(prefix = 'cs-bridge-'): string {
   // Short: a Unix socket path must fit in 103 bytes.
@@ -166,6 +169,19 @@ export class FakeAgent {
 
   destroy(): void {
     this.socket.destroy();
+  }
+
+  /**
+   * Becomes trusted the way a paired agent does (docs/bridge-protocol.md section 5): its `hello`
+   * is relayed (so the extension hears of it), and the extension answers `welcome` with
+   * `paired: true`. The fake extension skips the challenge: the bridge reads only the welcome.
+   */
+  async trusted(extension: FakeExtension): Promise<this> {
+    this.send({ type: 'hello', v: BRIDGE_PROTOCOL_VERSION, id: 'h_trusted', versions: [BRIDGE_PROTOCOL_VERSION], agent_name: 'Test agent', agent_key: TEST_AGENT_KEY });
+    await extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === this.conn && (m['message'] as { id?: unknown }).id === 'h_trusted');
+    extension.relay(this.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, id: 'h_trusted', paired: true, extension_key: TEST_EXTENSION_KEY });
+    await this.frames.next((m) => m['type'] === 'welcome' && m['id'] === 'h_trusted');
+    return this;
   }
 
   waitClosed(timeoutMs = 5000): Promise<void> {

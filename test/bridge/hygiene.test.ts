@@ -27,8 +27,20 @@ function recordingLog(): Logger & { lines: string[] } {
 describe('ConnectionHygiene (the rules, on plain numbers)', () => {
   const small: Partial<HygieneLimits> = { maxConnections: 6, maxUntrusted: 3, maxPairing: 2, authDeadlineMs: 100, pairingDeadlineMs: 1000, displaceAfterMs: 20 };
 
-  it('the defaults: 64 connections, 8 untrusted, 3 pairing, 10 s, 5 min, 2 s', () => {
-    expect(HYGIENE_LIMITS).toEqual({ maxConnections: MAX_AGENT_CONNECTIONS, maxUntrusted: 8, maxPairing: 3, authDeadlineMs: 10_000, pairingDeadlineMs: 300_000, displaceAfterMs: 2_000 });
+  it('the defaults: 64 connections, 8 untrusted, 3 pairing, 10 s, 5 min, 2 s; before trust 4 KiB a message, 16 messages and 16 KiB a connection, 32 messages and 32 KiB a second in all', () => {
+    expect(HYGIENE_LIMITS).toEqual({
+      maxConnections: MAX_AGENT_CONNECTIONS,
+      maxUntrusted: 8,
+      maxPairing: 3,
+      authDeadlineMs: 10_000,
+      pairingDeadlineMs: 300_000,
+      displaceAfterMs: 2_000,
+      untrustedMessageBytes: 4096,
+      untrustedFrames: 16,
+      untrustedBytes: 16_384,
+      untrustedFramesPerSecond: 32,
+      untrustedBytesPerSecond: 32_768,
+    });
     expect(MAX_AGENT_CONNECTIONS).toBe(64);
     expect(Object.isFrozen(HYGIENE_LIMITS)).toBe(true);
   });
@@ -159,6 +171,57 @@ describe('ConnectionHygiene (the rules, on plain numbers)', () => {
     expect(h.expired(100)).toEqual([{ conn: 'p3', trust: 'untrusted' }]);
   });
 
+  it('section 5 "Before trust": only the handshake before welcome; an error never; anything after welcome, within the connection\'s budget', () => {
+    const h = new ConnectionHygiene(small);
+    h.add('a', 0);
+    expect(h.mayRelay('a', 'hello', 300, 0)).toEqual({ relay: true });
+    expect(h.mayRelay('a', 'auth', 150, 0)).toEqual({ relay: true });
+    expect(h.mayRelay('a', 'version_query', 40, 0)).toEqual({ relay: true });
+    for (const type of ['pair_request', 'pair_reveal', 'approval_request', 'tool_call_request', 'approval_cancel', 'approval_sent', 'outcome', 'what']) {
+      expect(h.mayRelay('a', type, 100, 0)).toMatchObject({ relay: false, code: 'ERR_AUTH_FAILED' });
+    }
+    expect(h.mayRelay('a', 'error', 100, 0)).toEqual({ relay: false, why: expect.stringContaining('not relayed') });
+    expect(h.mayRelay('gone', 'hello', 100, 0)).toMatchObject({ relay: false, code: 'ERR_THROTTLED' });
+    // A welcome, even unpaired, means it proved a key: it may ask to pair (and a revoked agent hears why it may not ask).
+    h.observe('a', welcome(false), 1);
+    expect(h.mayRelay('a', 'pair_request', 300, 1)).toEqual({ relay: true });
+    expect(h.mayRelay('a', 'approval_request', 1000, 1)).toEqual({ relay: true });
+    expect(h.trustOf('a')).toBe('untrusted');
+  });
+
+  it('section 5 "Before trust": 16 messages and 16 KiB per connection; refusals cost nothing; trust lifts the budget', () => {
+    const h = new ConnectionHygiene({ ...small, untrustedFramesPerSecond: 1000, untrustedBytesPerSecond: 1e6 });
+    h.add('a', 0);
+    h.add('b', 0);
+    for (let i = 0; i < 16; i++) expect(h.mayRelay('a', 'version_query', 40, 0)).toEqual({ relay: true });
+    expect(h.mayRelay('a', 'version_query', 40, 0)).toMatchObject({ relay: false, code: 'ERR_THROTTLED', why: expect.stringContaining('16 messages') });
+    expect(h.mayRelay('b', 'hello', 4096, 0).relay).toBe(true);
+    for (let i = 0; i < 3; i++) expect(h.mayRelay('b', 'hello', 4096, 0).relay).toBe(true);
+    expect(h.mayRelay('b', 'hello', 1, 0)).toMatchObject({ relay: false, code: 'ERR_THROTTLED', why: expect.stringContaining('16384 bytes') });
+    h.observe('a', welcome(true), 0);
+    for (let i = 0; i < 100; i++) expect(h.mayRelay('a', 'approval_request', 1e6, 0)).toEqual({ relay: true });
+  });
+
+  it('section 5 "Before trust": all untrusted connections share 32 messages and 32 KiB a second, twice that at once', () => {
+    const h = new ConnectionHygiene({ ...small, maxUntrusted: 6 });
+    const conns = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const c of conns) h.add(c, 0);
+    let relayed = 0;
+    for (const c of conns) for (let i = 0; i < 16; i++) if (h.mayRelay(c, 'version_query', 40, 0).relay) relayed++;
+    expect(relayed).toBe(64);
+    expect(h.mayRelay('f', 'version_query', 40, 0)).toMatchObject({ relay: false, code: 'ERR_THROTTLED', why: expect.stringContaining('32 messages or 32768 bytes a second') });
+    // Half a second later, 16 more.
+    relayed = 0;
+    for (const c of ['e', 'f']) for (let i = 0; i < 16; i++) if (h.mayRelay(c, 'version_query', 40, 500).relay) relayed++;
+    expect(relayed).toBe(16);
+    // Bytes run out before messages: 65536 at once, and a refused message gives its message back.
+    const b = new ConnectionHygiene({ ...small, maxUntrusted: 6, untrustedBytes: 1e6 });
+    for (const c of conns) b.add(c, 0);
+    for (let i = 0; i < 16; i++) expect(b.mayRelay(conns[i % 6]!, 'hello', 4096, 0).relay).toBe(true);
+    expect(b.mayRelay('a', 'hello', 1, 0)).toMatchObject({ relay: false, code: 'ERR_THROTTLED' });
+    expect(b.mayRelay('a', 'hello', 0, 0)).toEqual({ relay: true });
+  });
+
   it('limits are whole, at least 1, and nested (pairing ≤ untrusted ≤ connections)', () => {
     expect(new ConnectionHygiene({ maxConnections: 4, maxUntrusted: 8, maxPairing: 9, authDeadlineMs: 0.5, displaceAfterMs: -3 }).limits).toMatchObject({
       maxConnections: 4,
@@ -173,13 +236,20 @@ describe('ConnectionHygiene (the rules, on plain numbers)', () => {
 describe('COUNTERSIGN_BRIDGE_LIMITS', () => {
   it('only lowers limits; anything else is ignored with a warning', () => {
     const log = recordingLog();
-    expect(hygieneLimitsFromEnv('untrusted=2, auth_ms=500,pairing_ms=1500,displace_ms=100,pairings=1,connections=10', log)).toEqual({
+    expect(
+      hygieneLimitsFromEnv('untrusted=2, auth_ms=500,pairing_ms=1500,displace_ms=100,pairings=1,connections=10,message_bytes=1024,frames=4,bytes=2048,frames_per_s=8,bytes_per_s=4096', log),
+    ).toEqual({
       maxUntrusted: 2,
       authDeadlineMs: 500,
       pairingDeadlineMs: 1500,
       displaceAfterMs: 100,
       maxPairing: 1,
       maxConnections: 10,
+      untrustedMessageBytes: 1024,
+      untrustedFrames: 4,
+      untrustedBytes: 2048,
+      untrustedFramesPerSecond: 8,
+      untrustedBytesPerSecond: 4096,
     });
     expect(log.lines).toEqual([]);
     expect(hygieneLimitsFromEnv('untrusted=64,auth_ms=60000,auth_ms=0,nope=1,pairings=x,=', log)).toEqual({});
@@ -203,6 +273,10 @@ describe('docs/bridge-protocol.md states the limits', () => {
     expect(section5).toContain(`| time to become trusted | ${authDeadlineMs / 1000} s |`);
     expect(section5).toContain(`| time to finish a pairing | ${pairingDeadlineMs / 60_000} minutes |`);
     expect(section5).toContain(`| making room | after ${displaceAfterMs / 1000} s |`);
+    const { untrustedMessageBytes, untrustedFrames, untrustedBytes, untrustedFramesPerSecond, untrustedBytesPerSecond } = HYGIENE_LIMITS;
+    expect(section5).toContain(`| a message before trust | ${untrustedMessageBytes} bytes |`);
+    expect(section5).toContain(`| messages of one connection before trust | ${untrustedFrames}, and ${untrustedBytes / 1024} KiB |`);
+    expect(section5).toContain(`| messages of all untrusted connections | ${untrustedFramesPerSecond} a second and ${untrustedBytesPerSecond / 1024} KiB a second |`);
     const errors = doc.slice(doc.indexOf('## 12.'), doc.indexOf('## 13.'));
     for (const code of ['ERR_THROTTLED', 'ERR_AUTH_FAILED', 'ERR_PAIRING_FAILED']) {
       expect(errors).toMatch(new RegExp(`\\| \`${code}\` \\| [^|]*bridge[^|]*\\|`));
@@ -249,6 +323,9 @@ describe('BridgeHost hygiene', () => {
     const a = await connect();
     const conn = String(a.first['conn']);
     expect(bridge.host.trustOf(conn)).toBe('untrusted');
+    // It says something, so the extension hears of it (docs/bridge-protocol.md 6.2).
+    a.socket.write(encodeJsonFrame({ type: 'version_query', v: V, id: 'early' }, 'BE'));
+    await bridge.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === conn);
     const error = await a.frames.nextOfType('error');
     expect(error).toMatchObject({ v: V, code: 'ERR_AUTH_FAILED', source: 'bridge', message: expect.stringContaining('section 5') });
     expect(error).not.toHaveProperty('id');
@@ -287,6 +364,8 @@ describe('BridgeHost hygiene', () => {
     const confirmed = await FakeAgent.connect(bridge.socketPath);
     const plain = await FakeAgent.connect(bridge.socketPath);
     const started = Date.now();
+    waiting.send({ type: 'version_query', v: V, id: 'q0' });
+    await bridge.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === waiting.conn);
     for (const a of [waiting, confirmed]) bridge.extension.relay(a.conn, pairOffer);
     await waiting.frames.nextOfType('pair_offer');
     await confirmed.frames.nextOfType('pair_offer');
@@ -311,10 +390,11 @@ describe('BridgeHost hygiene', () => {
     bridge = await startInProcessBridge({ hygiene: { maxUntrusted: 3 } });
     const admitted = await Promise.all([connect(), connect(), connect()]);
     for (const a of admitted) expect(a.first['type']).toBe('bridge_info');
+    for (const a of admitted) a.socket.write(encodeJsonFrame({ type: 'version_query', v: V, id: 'q0' }, 'BE'));
     const refused = await connect();
     expect(refused.first).toMatchObject({ type: 'error', code: 'ERR_THROTTLED', source: 'bridge', message: expect.stringContaining('at most 3') });
     await closed(refused.socket);
-    await sleep(50);
+    await sleep(100);
     expect(bridge.extension.frames.received.filter((m) => m['type'] === 'agent_connected')).toHaveLength(3);
     bridge.extension.relay(String(admitted[0].first['conn']), welcome(true));
     await admitted[0].frames.nextOfType('welcome');
@@ -328,6 +408,8 @@ describe('BridgeHost hygiene', () => {
     bridge.extension.relay(String(pairing.first['conn']), pairOffer);
     await pairing.frames.nextOfType('pair_offer');
     const idle = await connect();
+    idle.socket.write(encodeJsonFrame({ type: 'version_query', v: V, id: 'q0' }, 'BE'));
+    await bridge.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === idle.first['conn']);
     expect((await connect()).first).toMatchObject({ code: 'ERR_THROTTLED' });
     await sleep(350);
     const fresh = await connect();
@@ -352,6 +434,17 @@ describe('BridgeHost hygiene', () => {
     await sleep(1300);
     socket.write(new Uint8Array([0, 0, 0, 2, 0x7b, 0x7d]));
     await closed(socket, 2000);
+  });
+
+  it('never tells the extension of a connection that closes without a message worth relaying', async () => {
+    bridge = await startInProcessBridge({ hygiene: { authDeadlineMs: 200 } });
+    const silent = await connect();
+    const refusedOnly = await connect();
+    refusedOnly.socket.write(encodeJsonFrame({ type: 'approval_sent', v: V, id: 's1', operation_id: 'op', revision: 'r1' }, 'BE'));
+    expect(await refusedOnly.frames.nextOfType('error')).toMatchObject({ id: 's1', code: 'ERR_AUTH_FAILED' });
+    await Promise.all([closed(silent.socket), closed(refusedOnly.socket)]);
+    await sleep(100);
+    expect(bridge.extension.frames.received).toEqual([]);
   });
 
   it('stops its deadline timer when the extension goes away', async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRIDGE_PROTOCOL_VERSION } from '../../src/protocol/bridge';
 import { MAX_FRAME_BYTES, encodeFrame } from '../../src/protocol/bridge-framing';
-import { FakeAgent, FrameQueue, NONCE, THUMBPRINT, approvalRequest, buildOnce, newAgentKey, removeDir, signAuth, sleep, spawnBridge, tempDir, type SpawnedBridge } from './helpers';
+import { FakeAgent, FrameQueue, NONCE, TEST_EXTENSION_KEY, THUMBPRINT, approvalRequest, buildOnce, newAgentKey, removeDir, signAuth, sleep, spawnBridge, tempDir, type SpawnedBridge } from './helpers';
 
 // The real bundle (dist/countersign-bridge.mjs, built by scripts/build-bridge.mjs into a temp
 // file), started the way a browser starts it, with a fake extension on its stdio and agents on
@@ -58,6 +58,9 @@ describe('the bridge process', () => {
     for (const a of agents) {
       const auth = await b.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === a.conn);
       expect(auth['message']).toMatchObject({ type: 'auth' });
+      // The fake extension takes every key as paired: from its welcome on, the bridge relays all (section 5).
+      b.extension.relay(a.conn, { type: 'welcome', v: 2, id: (auth['message'] as { id: string }).id, paired: true, extension_key: TEST_EXTENSION_KEY });
+      await a.frames.nextOfType('welcome');
     }
     // Interleaved requests and replies stay with their connection.
     agents.forEach((a, i) => a.send(approvalRequest(`req_${i}`)));
@@ -85,7 +88,7 @@ describe('the bridge process', () => {
     const { dir, socketPath } = runtime();
     const b = start(dir);
     await b.extension.hello();
-    const a = await FakeAgent.connect(socketPath);
+    const a = await (await FakeAgent.connect(socketPath)).trusted(b.extension);
     a.send(approvalRequest('req_mid'));
     await b.extension.frames.nextOfType('relay');
     a.destroy();
@@ -295,6 +298,7 @@ describe('the bridge process: connection limits and deadlines', () => {
     const idle = await FakeAgent.connect(socketPath);
     const pairing = await FakeAgent.connect(socketPath);
     const started = Date.now();
+    idle.send({ type: 'version_query', v: V, id: 'q0' });
     b.extension.relay(pairing.conn, { type: 'pair_offer', v: V, id: 'p1', extension_key: EXT_KEY, extension_nonce: NONCE });
     expect(await pairing.frames.nextOfType('pair_offer')).toMatchObject({ id: 'p1' });
 
@@ -321,6 +325,8 @@ describe('the bridge process: connection limits and deadlines', () => {
     const b = start(dir);
     await b.extension.hello();
     const eight = await Promise.all(Array.from({ length: 8 }, () => FakeAgent.connect(socketPath)));
+    // Each says something, so the extension hears of it (section 6.2).
+    for (const a of eight) a.send({ type: 'version_query', v: V, id: 'q0' });
     const ninth = await raw(socketPath);
     expect(ninth.first).toMatchObject({ type: 'error', v: V, code: 'ERR_THROTTLED', source: 'bridge', message: expect.stringContaining('at most 8') });
     await closed(ninth.socket);

@@ -98,7 +98,8 @@ let agent: FakeAgent;
 
 beforeAll(async () => {
   bridge = await startInProcessBridge();
-  agent = await FakeAgent.connect(bridge.socketPath);
+  // Trusted: before trust the bridge relays only small handshake messages (docs/bridge-protocol.md section 5).
+  agent = await (await FakeAgent.connect(bridge.socketPath)).trusted(bridge.extension);
   await bridge.extension.frames.nextOfType('agent_connected');
 });
 

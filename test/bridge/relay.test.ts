@@ -9,10 +9,11 @@ import { FakeAgent, NONCE, OPERATION, THUMBPRINT, approvalRequest, sleep, startI
 let bridge: InProcessBridge | undefined;
 const agents: FakeAgent[] = [];
 
+/** An agent the fake extension has welcomed as paired: everything it sends is relayed (docs/bridge-protocol.md section 5). */
 async function agent(): Promise<FakeAgent> {
   const a = await FakeAgent.connect(bridge!.socketPath);
   agents.push(a);
-  return a;
+  return a.trusted(bridge!.extension);
 }
 
 afterEach(async () => {
@@ -64,6 +65,7 @@ describe('relay', () => {
     const [a, b, c] = await Promise.all([agent(), agent(), agent()]);
     const conns = [a.conn, b.conn, c.conn];
     expect(new Set(conns).size).toBe(3);
+    // Each was announced with its first message (its hello).
     for (const conn of conns) {
       expect(await bridge.extension.frames.next((m) => m['type'] === 'agent_connected' && m['conn'] === conn)).toMatchObject({ v: 2 });
     }

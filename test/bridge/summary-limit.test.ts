@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SUMMARY_LENGTH } from '../../src/protocol/limits';
-import { FakeAgent, OPERATION, approvalRequest, startInProcessBridge, type InProcessBridge } from './helpers';
+import { FakeAgent, OPERATION, TEST_AGENT_KEY, TEST_EXTENSION_KEY, approvalRequest, startInProcessBridge, type InProcessBridge } from './helpers';
 
 /**
  * The bridge refuses an approval_request whose summary is over MAX_SUMMARY_LENGTH, like the
@@ -15,7 +15,8 @@ let agent: FakeAgent;
 
 beforeAll(async () => {
   bridge = await startInProcessBridge();
-  agent = await FakeAgent.connect(bridge.socketPath);
+  // Trusted: before trust the bridge relays only small handshake messages (docs/bridge-protocol.md section 5).
+  agent = await (await FakeAgent.connect(bridge.socketPath)).trusted(bridge.extension);
   await bridge.extension.frames.nextOfType('agent_connected');
 });
 
@@ -41,6 +42,21 @@ describe('the bridge and the summary length limit', () => {
     agent.send(withSummary('req_max', 'x'.repeat(MAX_SUMMARY_LENGTH)));
     const relay = await bridge.extension.frames.nextOfType('relay');
     expect(relay['message']).toMatchObject({ id: 'req_max' });
+    expect(bridge.extension.frames.received).toEqual([]);
+  });
+
+  it('from a connection that is not trusted, the agent gets its error and the extension hears nothing (it would record it)', async () => {
+    const stranger = await FakeAgent.connect(bridge.socketPath);
+    stranger.send({ type: 'hello', v: 2, id: 'h1', versions: [2], agent_name: 'Stranger', agent_key: TEST_AGENT_KEY });
+    await bridge.extension.frames.next((m) => m['type'] === 'relay' && m['conn'] === stranger.conn);
+    await bridge.extension.frames.nextOfType('agent_connected');
+    bridge.extension.relay(stranger.conn, { type: 'welcome', v: 2, id: 'h1', paired: false, extension_key: TEST_EXTENSION_KEY });
+    await stranger.frames.nextOfType('welcome');
+    // Over the summary limit is over the 4 KiB a message may have before trust: refused unread.
+    stranger.send(withSummary('req_big', 'x'.repeat(MAX_SUMMARY_LENGTH + 1)));
+    expect(await stranger.frames.nextOfType('error')).toMatchObject({ code: 'ERR_FRAME_TOO_LARGE', source: 'bridge' });
+    await stranger.waitClosed();
+    expect(await bridge.extension.frames.nextOfType('agent_disconnected')).toMatchObject({ conn: stranger.conn, reason: 'frame_error' });
     expect(bridge.extension.frames.received).toEqual([]);
   });
 
