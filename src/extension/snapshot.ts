@@ -1,7 +1,7 @@
 import type { PasskeyCredential } from '../protocol/passkey';
 import { keyFingerprint } from '../protocol/fingerprint';
 import { displayOrigin, type DisplayOrigin } from '../summary/origin.ts';
-import type { ToolServer } from '../protocol/tool-call';
+import type { ToolCall } from '../protocol/tool-call';
 import type { ApprovalRecord, PairedAgent } from './store';
 
 /**
@@ -22,8 +22,8 @@ export interface ApprovalView {
    */
   origin: DisplayOrigin | null;
   operation: ApprovalRecord['operation'];
-  /** A tool call from countersign-mcp (not a Company's operation): the server and the tool. */
-  toolCall?: { server: ToolServer; tool: string };
+  /** A tool call from countersign-mcp (not a Company's operation): the server, the tool and its arguments, as the decision signs them. */
+  toolCall?: Pick<ToolCall, 'server' | 'tool' | 'arguments'>;
   /** The revision this one replaced, for "what changed". */
   previous?: ApprovalRecord['operation'];
   /** null: a view with no request or Session to show. */
@@ -108,7 +108,7 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
     // A tool call has no web address: the server is reached by a command or an MCP URL.
     origin: record.toolCall ? null : safeOrigin(record.company.origin),
     operation: record.operation,
-    ...(record.toolCall ? { toolCall: { server: record.toolCall.server, tool: record.toolCall.tool } } : {}),
+    ...(record.toolCall ? { toolCall: { server: record.toolCall.server, tool: record.toolCall.tool, arguments: record.toolCall.arguments } } : {}),
     ...(record.userVerification === 'required' ? { userVerification: 'required' as const } : {}),
     ...(previous ? { previous: previous.operation } : {}),
     request: record.request,

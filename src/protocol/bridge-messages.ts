@@ -10,7 +10,7 @@ import { MAX_COMPANY_NAME_LENGTH, MAX_JSON_DEPTH } from './limits';
 import { isSummaryTooLongIssue, operationSchema } from './operation';
 import { passkeyAssertionSchema } from './passkey';
 import { displayNameSchema, freeTextSchema, jsonObjectSchema, originSchema, requestUrlSchema } from './text-schemas';
-import { toolCallSchema } from './tool-call';
+import { isToolCallTooLargeIssue, toolCallSchema } from './tool-call';
 
 /**
  * The bridge protocol's messages: every message that crosses the native-messaging link
@@ -415,13 +415,15 @@ function codeFor(value: unknown, issues: readonly z.core.$ZodIssue[]): ErrorCode
     // refuse a too-long summary alike, and the extension tells the person about it.
     return isSummaryTooLongIssue(issues[0]) ? 'ERR_SUMMARY_TOO_LONG' : 'ERR_OPERATION_INVALID';
   }
+  // Likewise a tool call too large to show whole: the caller learns it is too large, not malformed.
+  if (isToolCallTooLargeIssue(issues[0])) return 'ERR_TOOL_CALL_TOO_LARGE';
   return 'ERR_BRIDGE_MESSAGE_INVALID';
 }
 
 /**
  * Validate one decoded frame with `schema`. Never throws: the result carries a CountersignError
- * (ERR_BRIDGE_MESSAGE_INVALID, ERR_PROTOCOL_VERSION, ERR_OPERATION_INVALID or
- * ERR_SUMMARY_TOO_LONG) whose message names the failing members, never their values.
+ * (ERR_BRIDGE_MESSAGE_INVALID, ERR_PROTOCOL_VERSION, ERR_OPERATION_INVALID,
+ * ERR_SUMMARY_TOO_LONG or ERR_TOOL_CALL_TOO_LARGE) whose message names the failing members, never their values.
  */
 export function parseBridgeMessage<S extends z.ZodType>(schema: S, value: unknown, root = 'message'): ParseResult<z.output<S>> {
   if (exceedsDepth(value, MAX_MESSAGE_DEPTH)) {

@@ -34,11 +34,20 @@ function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * An object's members in canonical order (RFC 8785 section 3.2.3): the order they are hashed in,
+ * and the order the approval window lists a tool call's arguments in. A name made of digits sorts
+ * as the text it is ("10" before "9"), not ahead of the others as JavaScript's own order puts it.
+ */
+export function canonicalEntries<T>(object: Record<string, T>): Array<[string, T]> {
+  return Object.keys(object)
+    .sort(byCodeUnits)
+    .map((key) => [key, object[key] as T]);
+}
+
 function write(value: JsonValue): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(write).join(',')}]`;
-  const members = Object.keys(value)
-    .sort(byCodeUnits)
-    .map((key) => `${JSON.stringify(key)}:${write(value[key] as JsonValue)}`);
+  const members = canonicalEntries(value).map(([key, member]) => `${JSON.stringify(key)}:${write(member)}`);
   return `{${members.join(',')}}`;
 }

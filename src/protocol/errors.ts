@@ -9,6 +9,9 @@ export const ERROR_CODES = [
   // An operation whose summary is longer than MAX_SUMMARY_LENGTH (limits.ts): valid otherwise,
   // but more than Countersign shows, so refused everywhere with this one code.
   'ERR_SUMMARY_TOO_LONG',
+  // A tool call whose arguments are more than the approval window shows in full (tool-call.ts
+  // limits): refused at intake, like a too-long summary, never shown cut.
+  'ERR_TOOL_CALL_TOO_LARGE',
   'ERR_APPROVAL_INVALID',
   'ERR_APPROVAL_HEADER_INVALID',
   'ERR_EXTENSIONS_HEADER_INVALID',

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { canonicalJson } from './canonical-json';
 import { idSchema } from './id';
-import { MAX_SUMMARY_LENGTH } from './limits';
 import { checkRfc3339, RFC3339_RULE } from './rfc3339';
 import { displayNameSchema, jsonObjectSchema, requestUrlSchema } from './text-schemas';
 import { sha256Base64url } from './webcrypto';
@@ -36,17 +35,77 @@ export const toolServerSchema = z.strictObject({
 });
 export type ToolServer = z.output<typeof toolServerSchema>;
 
-/** The longest arguments (canonical JSON, in characters) a tool call may carry for approval. */
+/*
+ * What the approval window can show of a call's arguments in full (docs/bridge-protocol.md
+ * section 9.7). The card shows every argument whole, one row per argument and per member or
+ * element inside one (src/extension/ui/tool-call-arguments.ts); a call beyond any of these limits
+ * is refused at intake with ERR_TOOL_CALL_TOO_LARGE (the SDK before sending, the bridge and the
+ * extension alike), never shown cut.
+ */
+
+/** The longest arguments, in characters of their canonical JSON (RFC 8785). */
 export const MAX_TOOL_ARGUMENTS_LENGTH = 256 * 1024;
+/** Arguments (top-level members) of one call. */
+export const MAX_TOOL_ARGUMENTS = 256;
+/** Values in all: each argument, and each member and element inside one, at any depth. */
+export const MAX_TOOL_ARGUMENT_VALUES = 4096;
+/** Levels of objects and lists inside one argument's value: each level is one indent on the card. */
+export const MAX_TOOL_ARGUMENT_DEPTH = 8;
+/** The longest name of an argument or of a member inside one, in UTF-16 code units. */
+export const MAX_TOOL_ARGUMENT_NAME_LENGTH = 1024;
+
+/**
+ * Marks the issues of those limits, so a message refused for one gets ERR_TOOL_CALL_TOO_LARGE
+ * (bridge-messages.ts) rather than the general code: the caller learns the call is too large to
+ * be shown, not that it is malformed.
+ */
+const TOO_LARGE = 'tool-call-too-large';
+
+/** True for an issue raised by one of the limits above. */
+export function isToolCallTooLargeIssue(issue: z.core.$ZodIssue | undefined): boolean {
+  return issue?.code === 'custom' && issue.params?.['rule'] === TOO_LARGE;
+}
+
+/** How big the arguments are, walked without recursion (hostile nesting cannot overflow the stack). */
+function measure(args: Record<string, unknown>): { values: number; depth: number; longestName: number } {
+  let values = 0;
+  let depth = 0;
+  let longestName = 0;
+  const stack: Array<[unknown, number]> = Object.entries(args).map(([name, value]) => {
+    longestName = Math.max(longestName, name.length);
+    return [value, 0];
+  });
+  while (stack.length > 0) {
+    const [value, level] = stack.pop()!;
+    values += 1;
+    if (typeof value !== 'object' || value === null) continue;
+    depth = Math.max(depth, level + 1);
+    for (const [name, child] of Object.entries(value)) {
+      if (!Array.isArray(value)) longestName = Math.max(longestName, name.length);
+      stack.push([child, level + 1]);
+    }
+  }
+  return { values, depth, longestName };
+}
+
+const argumentsSchema = jsonObjectSchema.superRefine((args, ctx) => {
+  const tooLarge = (message: string) => ctx.addIssue({ code: 'custom', message: `${message}, more than the approval window shows in full`, params: { rule: TOO_LARGE } });
+  const count = Object.keys(args).length;
+  if (count > MAX_TOOL_ARGUMENTS) return tooLarge(`expected at most ${MAX_TOOL_ARGUMENTS} arguments, got ${count}`);
+  const length = canonicalJson(args).length;
+  if (length > MAX_TOOL_ARGUMENTS_LENGTH) return tooLarge(`expected at most ${MAX_TOOL_ARGUMENTS_LENGTH} characters of canonical JSON, got ${length}`);
+  const size = measure(args);
+  if (size.values > MAX_TOOL_ARGUMENT_VALUES) return tooLarge(`expected at most ${MAX_TOOL_ARGUMENT_VALUES} values in all, got ${size.values}`);
+  if (size.depth > MAX_TOOL_ARGUMENT_DEPTH) return tooLarge(`expected at most ${MAX_TOOL_ARGUMENT_DEPTH} levels of nesting in an argument, got ${size.depth}`);
+  if (size.longestName > MAX_TOOL_ARGUMENT_NAME_LENGTH) return tooLarge(`expected names of at most ${MAX_TOOL_ARGUMENT_NAME_LENGTH} characters, got one of ${size.longestName}`);
+});
 
 export const toolCallSchema = z.strictObject({
   /** The gateway's id of this call, fresh for every prompt. */
   call_id: idSchema,
   server: toolServerSchema,
   tool: displayNameSchema(256),
-  arguments: jsonObjectSchema.refine((args) => canonicalJson(args).length <= MAX_TOOL_ARGUMENTS_LENGTH, {
-    error: `expected at most ${MAX_TOOL_ARGUMENTS_LENGTH} characters of canonical JSON`,
-  }),
+  arguments: argumentsSchema,
   /** When the prompt closes, chosen by the gateway (two minutes by default). */
   expires_at: z.string({ error: `expected ${RFC3339_RULE}` }).refine((s) => checkRfc3339(s).ok, { error: `expected ${RFC3339_RULE}` }),
 });
@@ -65,39 +124,20 @@ export async function digestToolArguments(args: Record<string, unknown>): Promis
   return sha256Base64url(new TextEncoder().encode(canonicalJson(args)));
 }
 
-/** At most this many arguments are listed in the summary; the rest are counted. */
-const MAX_LISTED_ARGUMENTS = 40;
-/** Room left for the arguments once the first line is written (the summary is capped at MAX_SUMMARY_LENGTH). */
-const ARGUMENT_BUDGET = MAX_SUMMARY_LENGTH - 1500;
-
 /**
- * The summary Countersign writes for a tool call (CommonMark, rendered by the extension's summary
- * pipeline like any other, which keeps only emphasis, lists and escapes): the tool and the server,
- * then each argument's name and JSON value, with every ASCII punctuation character escaped so
- * nothing in them is read as formatting. A value too long to show is cut, and the summary says
- * how much is missing; the decision still covers every byte (`arguments_sha256`).
+ * The summary Countersign writes for a tool call, kept with the item for the lists and the
+ * history (CommonMark, rendered by the summary pipeline like any other): the tool, the server and
+ * how many arguments, never their values. The approval card does not show it: it shows every
+ * argument whole, from the call's data (src/extension/ui/tool-call-arguments.ts), so nothing
+ * here is ever cut.
  */
 export function toolCallSummary(call: Pick<ToolCall, 'server' | 'tool' | 'arguments'>): string {
-  const entries = Object.entries(call.arguments);
-  const listed = entries.slice(0, MAX_LISTED_ARGUMENTS);
-  const perValue = Math.max(120, Math.floor(ARGUMENT_BUDGET / Math.max(1, listed.length)) - 40);
-  const lines = [`Call the tool **${literal(call.tool)}** of the MCP server **${literal(call.server.name)}**${entries.length === 0 ? ', with no arguments.' : ', with these arguments:'}`];
-  if (entries.length > 0) lines.push('');
-  for (const [name, value] of listed) {
-    const json = JSON.stringify(value);
-    const shown = json.length > perValue ? `${json.slice(0, perValue)}…` : json;
-    const missing = json.length > perValue ? ` (${json.length - perValue} more characters not shown)` : '';
-    lines.push(`- **${literal(name.slice(0, 200))}**: ${literal(shown)}${missing}`);
-  }
-  if (entries.length > listed.length) lines.push('', `and ${entries.length - listed.length} more arguments not shown.`);
-  return lines.join('\n');
+  const count = Object.keys(call.arguments).length;
+  const args = count === 0 ? 'with no arguments' : count === 1 ? 'with 1 argument' : `with ${count} arguments`;
+  return `Call the tool **${literal(call.tool)}** of the MCP server **${literal(call.server.name)}**, ${args}.`;
 }
 
-/**
- * `text` as CommonMark that renders to exactly `text`: every ASCII punctuation character
- * backslash-escaped (CommonMark section 2.4), and line breaks written as ⏎, which a list item
- * would otherwise swallow or turn into new blocks.
- */
+/** `text` as CommonMark that renders to exactly `text`: every ASCII punctuation character backslash-escaped (CommonMark section 2.4). */
 function literal(text: string): string {
-  return text.replace(/\r\n|\r|\n/g, '⏎').replace(/[!-/:-@[-`{-~]/g, '\\$&');
+  return text.replace(/[!-/:-@[-`{-~]/g, '\\$&');
 }

@@ -4,6 +4,8 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { Stack, jacketOperation, snapshotOf, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import type { Companion } from '../../src/agent/index.ts';
+import { isCountersignError } from '../../src/protocol/errors.ts';
+import { MAX_TOOL_ARGUMENTS, digestToolArguments } from '../../src/protocol/tool-call.ts';
 
 /**
  * The adversarial pass, end to end: real Debian Chromium with the built extension, the real
@@ -277,4 +279,50 @@ test('rapid clicks and a held Enter as an approval window opens and regains focu
   expect(state).toBe('still waiting');
   await page.locator('#decline').click();
   expect((await pending).status).toBe('declined');
+});
+
+test.describe('the tool-call card: what is signed is on screen in full before Approve arms', () => {
+  const server = { name: 'secure-filesystem-server', reached_by: { transport: 'stdio' as const, command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '/home/sam'] } };
+  /** Forty long, punctuation-heavy paths, then the one that matters, last. */
+  const args: Record<string, string> = {};
+  for (let i = 0; i < 40; i++) args[`add_path_${String(i).padStart(2, '0')}`] = `/home/sam/projects/{client-${i}}/src/[generated]/__snapshots__/report-(final)_v${i}.tar.gz`;
+  args.also_delete = '/home/sam';
+
+  test('finding 2: a path-heavy call shows every argument; Approve waits for the last one to be seen, then signs all of them', async () => {
+    const asked = desk.requestToolCallApproval({ server, tool: 'move_files', arguments: args, expiresAt: new Date(Date.now() + 10 * 60_000) });
+    const page = await stack.approvalWindow();
+    const rows = page.getByTestId('argument');
+    await expect(rows).toHaveCount(41, { timeout: 15_000 });
+    const last = rows.last();
+    await expect(last.locator('.name')).toHaveText('also_delete');
+    await expect(last.locator('.value')).toHaveText('/home/sam');
+    await expect(rows.first().locator('.value')).toHaveText(args.add_path_00!);
+    await page.screenshot({ path: 'test-results/adversarial-tool-call-card-top.png' });
+    // Well past the arm delay, with the end not yet on screen: Approve is not armed, and the window says why.
+    await page.waitForTimeout(1500);
+    await expect(last).not.toBeInViewport();
+    await expect(page.locator('#approve')).toBeDisabled();
+    await expect(page.locator('#read-hint')).toBeVisible();
+    // The person scrolls to the end, as with the keyboard.
+    await page.locator('#content').focus();
+    await page.keyboard.press('End');
+    await expect(last).toBeInViewport();
+    await expect(page.locator('.tool-arguments .end')).toBeInViewport();
+    await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+    await page.screenshot({ path: 'test-results/adversarial-tool-call-card-end.png' });
+    await page.locator('#approve').click();
+    const result = await asked;
+    expect(result.status).toBe('approved');
+    // The SDK verified the decision against exactly these arguments: also_delete included.
+    if (result.status === 'approved') expect(result.decision.arguments_sha256).toBe(await digestToolArguments(args));
+  });
+
+  test('a call too large to show whole is refused with ERR_TOOL_CALL_TOO_LARGE, and no window item appears', async () => {
+    const many = Object.fromEntries(Array.from({ length: MAX_TOOL_ARGUMENTS + 1 }, (_, i) => [`k${i}`, i]));
+    const error = await desk.requestToolCallApproval({ server, tool: 'move_files', arguments: many, expiresAt: new Date(Date.now() + 60_000) }).catch((e: unknown) => e);
+    expect(isCountersignError(error, 'ERR_TOOL_CALL_TOO_LARGE')).toBe(true);
+    const page = await stack.extensionPage('popup.html');
+    expect((await snapshotOf(page)).active.filter((v) => v.company.name === server.name && v.state === 'pending')).toHaveLength(0);
+    await page.close();
+  });
 });

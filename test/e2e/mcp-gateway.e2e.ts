@@ -87,7 +87,8 @@ test('write_file asks in Countersign as a tool call; Approve writes the file onc
   await expect(page.getByTestId('origin')).toContainText('secure-filesystem-server');
   await expect(page.getByTestId('origin')).toContainText(FILESYSTEM);
   await expect(page.locator('h2', { hasText: 'written by Countersign' })).toBeVisible();
-  await expect(page.getByTestId('summary')).toContainText('content: "approved by a person"');
+  const content = page.getByTestId('argument').filter({ has: page.locator('.name', { hasText: /^content$/ }) });
+  await expect(content.locator('.value')).toHaveText('approved by a person');
   await page.screenshot({ path: 'test-results/mcp-gateway-tool-call.png' });
   expect(existsSync(file)).toBe(false);
   await page.locator('#approve:enabled').click();

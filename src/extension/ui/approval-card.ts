@@ -12,6 +12,7 @@ import { assessRisk, type Risk, type Said } from './risk';
 import { describeRequest, sessionWords } from './request-words';
 import { factsOf } from './facts';
 import { changedBanner } from './changed-banner';
+import { toolCallArguments } from './tool-call-arguments';
 
 export type { Translate } from './i18n';
 export { textElements } from './text-elements';
@@ -33,7 +34,10 @@ export interface CardOptions {
 export interface RenderedCard {
   card: HTMLElement;
   risk: Risk;
-  /** The summary section, for "scrolled to its end" before Approve arms. */
+  /**
+   * The summary section, or a tool call's whole argument list, for "scrolled to its end" before
+   * Approve arms: the end of what the decision covers, never of a cut text.
+   */
   summary: HTMLElement;
 }
 
@@ -48,23 +52,24 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   const el = textElements(doc);
   const card = el('article', undefined, 'card');
   card.setAttribute('aria-labelledby', 'company-heading');
-  const rendered = renderSummaryView(view.operation.summary, doc, options.showAll ? { showAll: true } : {});
-  const risk = assessRisk(view, rendered.findings.length > 0);
+  // A tool call has no Company's words: the card shows the call itself, every argument whole.
+  const args = view.toolCall ? toolCallArguments(el, view.toolCall, t) : undefined;
+  const rendered = args ? undefined : renderSummaryView(view.operation.summary, doc, options.showAll ? { showAll: true } : {});
+  const risk = assessRisk(view, args ? args.hidden : rendered!.findings.length > 0);
+  const formattingLimited = rendered?.formattingLimited ?? false;
 
   if (risk.danger) card.append(riskBanner(el, risk, t));
   if (view.previous) card.append(changedBanner(el, view, t));
   card.append(...(view.toolCall ? toolCallIdentity(el, view, view.toolCall, t) : identity(el, view, risk, t)));
   card.append(factsBlock(el, view, t));
   const concerns = risk.items.filter((i) => i.severity !== 'info');
-  if (concerns.length > 0 || rendered.formattingLimited) card.append(concernList(el, concerns, rendered.formattingLimited, t));
+  if (concerns.length > 0 || formattingLimited) card.append(concernList(el, concerns, formattingLimited, t));
 
-  // A tool call's summary is Countersign's own writing, and the heading says so.
+  // A tool call's list is Countersign's own writing, and the heading says so.
   card.append(el('h2', t(view.toolCall ? 'toolCallSummaryHeading' : 'summaryHeading')));
-  const summary = el('section', undefined, 'summary', true);
-  summary.dataset.testid = 'summary';
-  summary.append(rendered.fragment);
+  const summary = args ? args.section : companySummary(el, rendered!.fragment);
   card.append(summary);
-  if (rendered.truncated) {
+  if (rendered?.truncated) {
     const more = el('button', t('showAll'), 'show-all');
     more.type = 'button';
     more.dataset.action = 'show-all';
@@ -73,6 +78,14 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   if (view.previous) card.append(summaryDiff(el, view, t));
   card.append(technicalDetails(el, view, risk, t));
   return { card, risk, summary };
+}
+
+/** The Company's summary, as the summary pipeline rendered it. */
+function companySummary(el: TextElements, fragment: DocumentFragment): HTMLElement {
+  const summary = el('section', undefined, 'summary', true);
+  summary.dataset.testid = 'summary';
+  summary.append(fragment);
+  return summary;
 }
 
 /** Danger first: one line, and "Why?" that goes to the findings. */

@@ -6,6 +6,7 @@ import { PairingCard, pairedCard } from './pairing-card';
 import { isResult, renderResultCard } from './result-card';
 import { EXPIRY_WARNING_MS, formatRemaining } from './countdown';
 import { youApproveText } from './facts';
+import { showsSignedCall, toolCallYouApprove } from './tool-call-arguments';
 import { inspectText } from '../../summary/text-inspection.ts';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
@@ -121,6 +122,11 @@ class ApprovalWindow {
   private riskAcknowledged = false;
   /** The item whose summary's end has been on screen; it stays read until another item is shown. */
   private summaryReadFor: string | null = null;
+  /**
+   * The tool call on the card, once its server, tool and arguments are known to hash to the item's
+   * revision: the decision is signed for that revision, so it covers exactly what is shown.
+   */
+  private signedShown: ApprovalView | null = null;
   private confirmingDeclineAll = false;
   /** The passkey confirmation under way, if any: closing the window or a new click ends it. */
   private passkeyAbort: AbortController | undefined;
@@ -212,6 +218,7 @@ class ApprovalWindow {
     if (view) {
       this.card = renderApprovalCard(this.doc, view, t, { showAll: this.showAll });
       ui.content.append(this.card.card);
+      if (view.toolCall && this.signedShown !== view) this.checkSigned(view);
       // When the summary reached the screen (wall clock): read by `npm run bench` (time-to-window).
       this.doc.defaultView?.requestAnimationFrame(() => {
         ui.content.dataset.paintedKey = view.key;
@@ -263,7 +270,8 @@ class ApprovalWindow {
     ui.actions.hidden = !view;
     // What a click on Approve grants, from the terms as data (spec section 3: the terms hold what
     // the summary says in words); the summary can claim anything, this line cannot be written by it.
-    ui.youApprove.textContent = pending ? youApproveText(view.operation.terms, t) : '';
+    // A tool call's line names the whole call: a few of its arguments here would leave out the rest.
+    ui.youApprove.textContent = !pending ? '' : view.toolCall ? toolCallYouApprove(view.toolCall, t) : youApproveText(view.operation.terms, t);
     ui.youApprove.hidden = !pending;
     const statusKey = view ? ACTIVE_STATUS[view.state] : undefined;
     ui.status.textContent = statusKey && view ? t(statusKey, inspectText(view.agentName, { singleLine: true }).display) : '';
@@ -292,6 +300,15 @@ class ApprovalWindow {
     const end = summary.getBoundingClientRect();
     // Before the page has a layout nothing has been seen: never count that as read.
     return area.height > 0 && end.bottom <= area.bottom + 2;
+  }
+
+  /** Approve stays disarmed until the call on the card is shown to be the call the decision signs. */
+  private checkSigned(view: ApprovalView): void {
+    void showsSignedCall(view).then((signed) => {
+      if (!signed || this.current() !== view) return;
+      this.signedShown = view;
+      this.tick();
+    });
   }
 
   private focusHeading(): void {
@@ -348,9 +365,10 @@ class ApprovalWindow {
     const left = deadlineOf(view.operation.expires_at) - now;
     const blocked = left <= 0 || !bridgeUp || view.state !== 'pending';
     const riskOk = !this.card?.risk.danger || this.riskAcknowledged;
-    ui.approve.disabled = blocked || !riskOk || !summaryRead || !this.gate.ready(now);
+    const signed = !view.toolCall || this.signedShown === view;
+    ui.approve.disabled = blocked || !riskOk || !summaryRead || !signed || !this.gate.ready(now);
     // The fill shows the delay only while the delay is all that holds Approve back.
-    ui.approve.classList.toggle('arming', !blocked && riskOk && summaryRead && !this.gate.ready(now));
+    ui.approve.classList.toggle('arming', !blocked && riskOk && summaryRead && signed && !this.gate.ready(now));
     ui.approve.style.setProperty('--armed', String(this.gate.progress(now)));
     ui.approve.setAttribute('aria-description', !blocked && !this.gate.ready(now) ? t('approveWaiting') : '');
     ui.readHint.hidden = summaryRead || blocked;

@@ -65,7 +65,9 @@ export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk 
   for (const f of inspectCompanyName(view.company.name)) items.push({ severity: f.severity, source: 'name', message: f.message, text: f.text });
   for (const w of view.origin?.warnings ?? []) items.push({ severity: originSeverity(w.code, view.origin!.asciiHost), source: 'origin', message: w.message, text: w.text });
   if (summaryHasHidden) items.push({ severity: 'warning', source: 'summary', message: 'The summary contains hidden characters, shown as tokens.', text: { key: 'hygieneWarning', substitutions: [] } });
-  const review = reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
+  // The review reads a Company's words against its terms; a tool call has no words of anyone's to
+  // check: its card shows the arguments themselves (tool-call-arguments.ts).
+  const review = view.toolCall ? { findings: [], checked: [] } : reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
   items.push(...review.findings.map(fromFinding));
   // A value of the terms shown as written because Intl cannot format it (docs/ui.md, "Key facts").
   if (!view.toolCall) items.push(...factDangers(view.operation.terms).map(fromFinding));

@@ -242,7 +242,7 @@ describe('a tool call from countersign-mcp (docs/mcp-gateway.md, "What you appro
       },
     });
     // `url` only feeds the helper's own origin, which `origin: null` then replaces (a tool call has no web address).
-    return jacketView({ url: 'https://unused.example', company: req.company, origin: null, operation: req.operation, request: req.request, session: req.session, toolCall: { server: req.toolCall!.server, tool: 'write_file' } });
+    return jacketView({ url: 'https://unused.example', company: req.company, origin: null, operation: req.operation, request: req.request, session: req.session, toolCall: { server: req.toolCall!.server, tool: 'write_file', arguments: req.toolCall!.arguments } });
   }
 
   it('says which kind of item it is, names the server and how it is started, and heads the summary as Countersign\'s own', async () => {
@@ -262,7 +262,8 @@ describe('a tool call from countersign-mcp (docs/mcp-gateway.md, "What you appro
   it('shows the arguments as typed: no emphasis or HTML of theirs takes effect', async () => {
     const { $ } = render(await toolCallView());
     const summary = $('[data-testid="summary"]')!;
-    expect(summary.textContent).toContain('content: "**not bold** <b>x</b>"');
+    const content = [...summary.querySelectorAll('[data-testid="argument"]')].find((row) => row.querySelector('.name')?.textContent === 'content');
+    expect(content?.querySelector('.value')?.textContent).toBe('**not bold** <b>x</b>');
     expect(summary.querySelector('b, em')).toBeNull();
   });
 
