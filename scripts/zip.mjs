@@ -7,7 +7,7 @@
 //
 //   node scripts/zip.mjs [--out-dir DIR]     (default .output)
 //
-// Importable too: test/package/zip.test.ts uses readZip and checkPackages.
+// Importable too: test/package/packages.test.ts (through its helpers) uses readZip and checkPackages.
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

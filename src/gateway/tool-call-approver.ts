@@ -3,7 +3,7 @@ import type { ToolServer } from '../protocol/tool-call';
 
 /**
  * What the gateway asks Countersign, and what it hears back. The real one is
- * countersign-approver.ts (the agent SDK over the bridge); unit tests pass their own.
+ * countersign-link.ts (the agent SDK over the bridge); unit tests pass their own.
  */
 
 export interface ToolCallQuestion {
