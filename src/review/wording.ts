@@ -93,10 +93,16 @@ const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, 
   [/\b(?:pay|paying|pays|owe|owing|costs?|costing)\s+(?:you\s+)?(?:nothing|zero|zilch|nada)\b/giu, 'free', false],
   [/\bwithout\s+paying\b/giu, 'free', false],
   [/\bour\s+(?:treat|gift\s+to\s+you)\b/giu, 'free', false],
-  [new RegExp(String.raw`\bnothing\s+(?:${RELATIVE}\s+)?(?:to\s+pay|is\s+charged|will\s+be\s+charged|is\s+due|due)\b`, 'giu'), 'free', false],
+  [new RegExp(String.raw`\b(?:nothing|nil|zero)\s+(?:${RELATIVE}\s+)?(?:to\s+pay|is\s+charged|will\s+be\s+charged|is\s+due|due)\b`, 'giu'), 'free', false],
+  [/\bnothing\s+(?:left\s+(?:to\s+pay|on\s+your\s+(?:account|bill|card))|outstanding)\b/giu, 'free', false],
   // "You won't be out a penny", "it doesn't cost you a cent (more)".
   [/\b(?:won't|wont|will\s+not|doesn't|does\s+not|don't|do\s+not|never|not)\s+(?:be\s+out|cost(?:\s+you)?|spend)\s+(?:a|one)\s+(?:single\s+)?(?:cent|penny|dime|thing|dollar|euro|pound)\b(?:\s+(?:more|extra))?/giu, 'free', false],
+  [/\bcosts?\s+(?:you\s+)?(?:not\s+(?:a|one)|no)\s+(?:single\s+)?(?:cent|penny|dime|thing|dollar|euro|pound|money)\b(?:\s+(?:more|extra))?/giu, 'free', false],
   [/\b(?:at|on)\s+our\s+(?:own\s+)?(?:expense|cost|dime)\b/giu, 'free', false],
+  // Someone else's tab: "on the front desk's tab", "at the airline's expense" (not "on your tab", which is the person's).
+  [/\b(?:on|at)\s+(?:the\s+)?(?!your\b)(?:[\p{L}-]+\s+)?[\p{L}-]+(?:'s|s')\s+(?:tab|dime|expense|cost)\b/giu, 'free', false],
+  [/\bcover(?:s|ed|ing)?\s+(?:the\s+)?(?:whole|full|entire|total)\s+(?:amount|cost|price|bill|fee|charge)\b|\b(?:whole|full|entire)\s+(?:amount|cost|price|bill)\s+is\s+(?:covered|paid)\b/giu, 'free', false],
+  [/\bas\s+a\s+courtesy\b|\bcourtesy\s+of\b/giu, 'free', false],
   [/\bcomp(?:ed|'d)\b/giu, 'free', true],
   // "100% off", "a 100 percent discount", "discounted by 100%", "fully discounted".
   [new RegExp(String.raw`\b${WHOLE_PERCENT}(?:\s+|-)(?:off\b|discount(?:ed)?\b|reduction\b|markdown\b|covered\b|free\b|paid\b)`, 'giu'), 'free', true],
@@ -105,7 +111,9 @@ const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, 
   [/\b(?:won't|wont|will\s+not|not|never)\s+be\s+(?:charged|billed|debited)\b/giu, 'free', false],
   [/\b(?:won't|wont|will\s+not|don't|do\s+not|doesn't|does\s+not|never|needn't|need\s+not|no\s+need\s+to)\s+(?:have\s+to\s+)?pay\b(?:\s+(?:anything|a\s+(?:cent|penny|thing)))?/giu, 'free', false],
   [/\bnothing\s+(?:owed|owing)\b/giu, 'free', false],
-  [/\balready\s+(?:been\s+)?(?:paid|settled|covered)\b/giu, 'free', false],
+  [/\balready\s+(?:been\s+)?(?:paid|settled|covered)\b|\b(?:been\s+)?(?:paid|settled|covered)\s+already\b/giu, 'free', false],
+  // "Already part of what you pay", "already included": nothing on top of a charge stated before (see `relative`).
+  [/\balready\s+(?:part\s+of|included\s+in)\b/giu, 'free', false],
   [/\bcovered\s+by\b/giu, 'free', false],
   [
     /\b(?:we|we'll|we\s+will|we've|we\s+have|we're|we\s+are)\s+(?:cover(?:ed|ing)?|pa(?:y|id|ying)\s+for|take(?:n)?\s+care\s+of|absorb(?:ed|ing)?|pick(?:ed|ing)?\s+up\s+the\s+(?:tab|bill|cost)|foot(?:ed|ing)?\s+the\s+bill|bear(?:ing)?\s+the\s+cost)\b/giu,
@@ -118,7 +126,10 @@ const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, 
   [/\bcredit(?:s|ed|ing)?\b(?!\s+(?:card|or\s+debit|union|check|score|limit))/giu, 'refund', true],
   [/\breimburs\w*/giu, 'refund', true],
   [/\bcash[\s-]?back\b/giu, 'refund', true],
-  [/\brebates?\b/giu, 'refund', true],
+  [/\brebat(?:e|es|ed)\b/giu, 'refund', true],
+  [new RegExp(String.raw`\b${WHOLE_PERCENT}(?:\s+|-)(?:refunded|reimbursed|back|returned)\b`, 'giu'), 'refund', true],
+  // "A $25.00 bonus", "a bonus of $25.00"; not "bonus miles".
+  [/(?<=\d(?:\s|\s?[A-Z]{3}\s))bonus\b|\bbonus(?:\s+of)?(?=\s+[^\s\p{L}])/giu, 'refund', true, true],
   [/\bpayouts?\b/giu, 'refund', true],
   [/\bpa(?:y|ys|id|ying)\s+(?:out\s+)?(?:back\s+)?(?:to\s+)?you\b/giu, 'refund', false],
   [/\bpa(?:y|ys|id)\s+(?:out\s+)?(?:back\s+)?to\s+your\b/giu, 'refund', false],
@@ -127,9 +138,13 @@ const CUE_PATTERNS: ReadonlyArray<readonly [RegExp, CueKind, boolean, boolean?, 
   [/\b(?:you(?:'ll|\s+will)?\s+)?(?:get|gets|getting|got|receive|receives|receiving)\b(?:\s+[^\s.!?;]+){0,4}?\s+back\b/giu, 'refund', false, true],
   [/\byou(?:'ll|\s+will)?\s+(?:receive|get)\b/giu, 'refund', false, true],
   [/\byou(?:'re|\s+are)\s+owed\b/giu, 'refund', false],
-  [/\b(?:deposited|returned|sent|transferred|paid\s+out|given)\s+(?:back\s+)?(?:in|into|to)\s+your\b|\bback\s+(?:in|into|to)\s+your\b/giu, 'refund', false, true],
+  [/\b(?:deposited|returned|sent|transferred|paid\s+out|given)\s+(?:back\s+)?(?:in|into|to)\s+your\b|\bback\s+(?:in|into|to|on|onto)\s+your\b/giu, 'refund', false, true],
+  // Money that arrives: "paid into your account", "lands in your balance" ("charged to your card" is the other way).
+  [/\b(?:pa(?:y|ys|id|ying)|deposit(?:s|ed|ing)?|transfer(?:s|red|ring)?|sen(?:d|ds|t))\b(?:\s+(?:[^\s.!?;]|\.(?=\S))+){0,4}?\s+into\s+your\b|\b(?:lands?|landing|arrives?|arriving)\s+in\s+your\b/giu, 'refund', false, true],
   // "You save $700.00" makes the amount a saving; "save 10%" alone contradicts nothing.
   [/\byou(?:'ll|\s+will)?\s+save\b|\bsavings?\s+of\b|\bsave\b(?=\s+[^\s\p{L}])/giu, 'free', true, false, true],
+  // "The full $89.00 is knocked off", "$20.00 off your bill": the amount taken off what the person pays.
+  [/\bknock(?:s|ed|ing)?\s+off\b|\boff\s+(?:the|your)\s+(?:price|bill|total|order|fare)\b/giu, 'free', true, false, true],
   [/\bcharg(?:e|ed|es|ing)\b/giu, 'charge', true],
   [/\bpa(?:y|ys|ying|id|yable|yment)\b/giu, 'charge', true],
   [/\b(?:costs?|fees?|price|due|debit(?:ed)?|bill(?:ed)?|owe|more|extra|additional|surcharge|deposit|total|deducted|keeps?|retain(?:ed|s)?|withh[eo]ld)\b/giu, 'charge', true],
@@ -228,7 +243,11 @@ function allowedAmounts(money: TermsMoney): Allowed[] {
   return out;
 }
 
-const RELATIVE_IN = new RegExp(String.raw`\b${RELATIVE}\b`, 'iu');
+const RELATIVE_IN = new RegExp(String.raw`\b(?:${RELATIVE}|already\s+(?:part|included))\b`, 'iu');
+/** A denial of a fee by name ("no fees are taken"): about fees, when the terms charge none by that name. */
+const FEE_NOUN = /\b(fee|commission|surcharge)s?\b/i;
+/** Words by a minus sign that make it a debit from the person's account, as banks write it: "\u2212$612.40 from checking". */
+const OUTFLOW = /\bfrom\s+(?:your\s+)?(?:(?:checking|savings|current|bank|card)\s+)?(?:account|checking|savings|balance|wallet)\b|\b(?:debit(?:ed)?|withdrawn|withdrawal|outgoing)\b|\bleaves?\s+your\b/i;
 
 function findCues(text: string): Cue[] {
   const found: Cue[] = [];
@@ -405,7 +424,7 @@ class WordingReview {
     // A deposit or a hold that is given back later is a policy of the charge, not money to the person now.
     const held = this.within(ss, se).some((m) => m.allowed.some((a) => a.direction === 'charge' && a.amount !== null && a.amount.words.some((w) => HELD.has(w))));
     if (cue.kind === 'refund') return this.hasRefund || cancelling || held;
-    if (cue.relative && this.chargeStatedBy(se)) return true;
+    if ((cue.relative || this.otherFee(cue)) && this.chargeStatedBy(se)) return true;
     const [cs, ce] = spanOf(this.clauses, cue.start);
     // "No fee." with `fee: 0.00` in the terms: the words name an amount the terms hold as nothing.
     const clause = this.text.slice(cs, ce).toLowerCase();
@@ -434,6 +453,18 @@ class WordingReview {
         this.cueFor(m) !== 'free' &&
         this.cueFor(m) !== 'refund',
     );
+  }
+
+  /** A denial of fees by name ("no fees") when no charge of the terms is a fee: about fees on top, like a relative denial. */
+  private otherFee(cue: Cue): boolean {
+    const noun = FEE_NOUN.exec(this.text.slice(cue.start, cue.end))?.[1]?.toLowerCase();
+    return noun !== undefined && !this.charges.some((a) => a.words.some((w) => w === noun || w === `${noun}s`));
+  }
+
+  /** A minus sign by words that say the money leaves the person's account: the bank's debit, not money back. */
+  private debit(m: Mention): boolean {
+    const [cs, ce] = spanOf(this.clauses, m.start);
+    return OUTFLOW.test(this.text.slice(Math.max(cs, m.start - 40), Math.min(ce, m.end + 40)));
   }
 
   /** Whether an extra ("return shipping", "change fee") is itself charged in the terms. */
@@ -474,7 +505,7 @@ class WordingReview {
       if (direction === null) continue;
       const cue = this.cueFor(m);
       // A minus sign on a charge ("-$700.00") reads as money off or back, whatever the words say.
-      const reversed = direction === 'charge' ? m.negative || cue === 'refund' || cue === 'free' : cue === 'charge';
+      const reversed = direction === 'charge' ? (m.negative && !this.debit(m)) || cue === 'refund' || cue === 'free' : cue === 'charge';
       if (!reversed) continue;
       const exact = m.allowed.find((a) => a.amount !== null)?.amount ?? null;
       const path = exact ? formatPath(exact.path) : '';

@@ -144,19 +144,38 @@ function measure(file: string): { misleading: Case[]; honest: Case[]; missed: st
   return { ...set, missed: set.misleading.filter((c) => !alarmed(c)).map((c) => c.id), alarms: set.honest.filter(alarmed).map((c) => c.id) };
 }
 
-describe('finding 9: the second holdout, written after these rules and measured as it fell', () => {
+/** At least 30 misleading and 20 honest summaries, with unique ids. */
+function expectSize(held: { misleading: Case[]; honest: Case[] }): void {
+  expect(held.misleading.length).toBeGreaterThanOrEqual(30);
+  expect(held.honest.length).toBeGreaterThanOrEqual(20);
+  const ids = [...held.misleading, ...held.honest].map((c) => c.id);
+  expect(new Set(ids).size).toBe(ids.length);
+}
+
+describe('finding 9: the second holdout, written after these rules', () => {
   const held = measure('holdout-2.json');
 
-  it('has at least 30 misleading and 20 honest summaries, with unique ids', () => {
-    expect(held.misleading.length).toBeGreaterThanOrEqual(30);
-    expect(held.honest.length).toBeGreaterThanOrEqual(20);
-    const ids = [...held.misleading, ...held.honest].map((c) => c.id);
-    expect(new Set(ids).size).toBe(ids.length);
-  });
+  it('has at least 30 misleading and 20 honest summaries, with unique ids', () => expectSize(held));
 
-  // The rates on its first run, before any rule saw it (test/fixtures/misleading-summaries/README.md).
-  it('catches 21 of 35 misleading summaries and alarms on 3 of 25 honest ones', () => {
-    expect(held.misleading.length - held.missed.length).toBe(21);
-    expect(held.alarms).toEqual(['bank-card-bill-debit-minus', 'donation-no-platform-fee', 'claim-settlement-paid-to-you']);
+  // Its first run, before any rule saw it, caught 21 of 35 and alarmed on 3 of 25; the rules were
+  // then widened on it (test/fixtures/misleading-summaries/README.md), so these are tuned numbers.
+  it('catches 33 of 35 misleading summaries and alarms on none of 25 honest ones, after the rules were widened on it', () => {
+    expect(held.missed).toEqual(['airline-bag-fare-takes-care', 'home-cover-first-month-on-insurer']);
+    expect(held.misleading.length).toBe(35);
+    expect(held.alarms).toEqual([]);
+  });
+});
+
+describe('finding 9: the third holdout, written after the widened rules and measured as it fell', () => {
+  const held = measure('holdout-3.json');
+
+  it('has at least 30 misleading and 20 honest summaries, with unique ids', () => expectSize(held));
+
+  // Never used to tune the rules: a change to these numbers is a change to the review, to be
+  // reported (README.md there), not a number to chase.
+  it('catches 20 of 33 misleading summaries and alarms on 4 of 24 honest ones', () => {
+    expect(held.misleading.length - held.missed.length).toBe(20);
+    expect(held.misleading.length).toBe(33);
+    expect(held.alarms).toEqual(['cinema-two-seats-each', 'mortgage-rate-lock-credited-at-closing', 'spa-massage-robe-free', 'marketplace-payout-after-fee']);
   });
 });

@@ -791,3 +791,63 @@ describe('amounts in words', () => {
     expect(review('Seat 2A for seven hundred dollars.', { seat: usd('700.00') })).toEqual([]);
   });
 });
+
+describe('a charge borne by someone else, or already settled', () => {
+  const SEAT = { seat: usd('700.00') };
+  const said = (summary: string, terms: Record<string, unknown> = SEAT) => review(summary, terms).map(([severity, code]) => `${severity} ${code}`);
+
+  it.each([
+    "on the front desk's tab",
+    "at the airline's expense",
+    'your insurer covers the whole amount',
+    'the full cost is covered',
+    'as a courtesy',
+    'courtesy of the crew',
+    'settled already',
+    'nil to pay',
+    'nothing outstanding',
+    'nothing left on your account',
+    'it costs you not a cent',
+    '100% rebated',
+  ])('reads "%s" as the charge denied', (words) => {
+    expect(said(`Seat 2A: ${words}.\n\nRef 700.00 USD`)).toEqual(['danger contradicts-charge']);
+  });
+
+  it('reads "on your tab" as the person paying', () => {
+    expect(said('Seat 2A for $700.00, on your tab.')).toEqual([]);
+  });
+
+  it('reads "already included" as nothing on top once the charge is stated, and as the charge denied before', () => {
+    expect(said('Seat 2A for $700.00. Meals are already included in that.')).toEqual([]);
+    expect(said('Seat 2A is already included in your fare.\n\nRef 700.00 USD')).toEqual(['danger contradicts-charge']);
+  });
+
+  it('reads "no fees" as about fees when the terms charge no fee and the charge is stated', () => {
+    expect(said('Give $700.00 to the food bank. No fees are taken from your gift.', { donation: usd('700.00') })).toEqual([]);
+    expect(said('Give to the food bank. No fees are taken.\n\nRef 700.00 USD', { donation: usd('700.00') })).toEqual(['danger contradicts-charge']);
+    expect(said('Seat 2A for $700.00. No fees.', { seat_fee: usd('700.00') })).toEqual(['danger contradicts-charge']);
+  });
+});
+
+describe('money that arrives, and money taken off', () => {
+  it('reads "a bonus" near an amount, "paid into your account" and "back on your bill" as money to the person', () => {
+    const terms = { fee: usd('25.00') };
+    expect(review('A $25.00 bonus lands in your balance.', terms).map(([, code]) => code)).toEqual(['contradicts-charge', 'contradicts-charge', 'direction-reversed']);
+    expect(review('A bonus of $25.00.', terms).map(([, code]) => code)).toEqual(['contradicts-charge', 'direction-reversed']);
+    expect(review('Earn bonus miles on this flight for $25.00.', terms)).toEqual([]);
+    expect(review('We pay $25.00 into your account.', terms).map(([, code]) => code)).toEqual(['contradicts-charge']);
+    expect(review('We pay $25.00 into your account.', { payout: usd('25.00') })).toEqual([]);
+    expect(review('You see $25.00 come back on your next bill.', terms).map(([, code]) => code)).toEqual(['contradicts-charge', 'direction-reversed']);
+  });
+
+  it('reads "knocked off" and "off your bill" as the amount taken off what the person pays', () => {
+    expect(review('The full $89.00 is knocked off.', { price: usd('89.00') }).map(([, code]) => code)).toEqual(['direction-reversed']);
+    expect(review('We take $89.00 off your bill.', { price: usd('89.00') }).map(([, code]) => code)).toEqual(['direction-reversed']);
+  });
+
+  it('reads a minus sign with words of money leaving the account as the bank\'s debit', () => {
+    expect(review('Card bill: \u2212$612.40 from checking.', { payment: usd('612.40') })).toEqual([]);
+    expect(review('\u2212$612.40 debited on 5 January.', { payment: usd('612.40') })).toEqual([]);
+    expect(review('Card bill: \u2212$612.40.', { payment: usd('612.40') }).map(([, code]) => code)).toEqual(['direction-reversed']);
+  });
+});
