@@ -6,11 +6,9 @@ import { revealHidden } from '../summary/text-inspection.ts';
 
 export type PathSegment = string | number;
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
+// One rule for "a JSON object" everywhere: an object from another realm (a frame's, a worker's)
+// is one too, as src/protocol/json.ts decides.
+export { isPlainObject } from '../protocol/json';
 
 const SIMPLE_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 

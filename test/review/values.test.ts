@@ -4,7 +4,9 @@
  * (`isPlainObject`) and to quote a Company value inside a message (`quote`). What they return
  * ends up in front of the user, so each output is pinned character for character.
  */
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { isPlainObject as isJsonObject } from '../../src/protocol/json';
 import { formatPath, isPlainObject, quote } from '../../src/review/values.ts';
 
 describe('isPlainObject', () => {
@@ -26,6 +28,14 @@ describe('isPlainObject', () => {
     expect(isPlainObject(new Money())).toBe(false);
     expect(isPlainObject(new Date(0))).toBe(false);
     expect(isPlainObject(Object.create({ inherited: true }))).toBe(false);
+  });
+
+  it('decides as src/protocol/json.ts does, for an object of another realm too', () => {
+    const foreign: unknown = runInNewContext('({ amount: "70.00" })');
+    const foreignList: unknown = runInNewContext('[1]');
+    expect(isPlainObject(foreign)).toBe(true);
+    expect(isPlainObject(foreignList)).toBe(false);
+    for (const value of [foreign, foreignList, {}, [], null, new Date(0)]) expect(isPlainObject(value)).toBe(isJsonObject(value));
   });
 });
 
