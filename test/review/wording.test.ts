@@ -702,9 +702,11 @@ describe('one total stated twice, once without its currency', () => {
   });
 });
 
-describe('a charge denied in other words', () => {
-  const SEAT = { seat: usd('700.00') };
-  const said = (summary: string, terms: Record<string, unknown> = SEAT) => review(summary, terms).map(([severity, code]) => `${severity} ${code}`);
+const SEAT = { seat: usd('700.00') };
+/** Severity and code of each finding, for the cases where the wording's message is not the point. */
+const said = (summary: string, terms: Record<string, unknown> = SEAT) => review(summary, terms).map(([severity, code]) => `${severity} ${code}`);
+
+describe('a charge denied in other words, or borne by someone else', () => {
 
   it.each([
     'at no added cost',
@@ -732,6 +734,18 @@ describe('a charge denied in other words', () => {
     'a reduction of 100 percent',
     'fully paid for',
     'a full discount',
+    "on the front desk's tab",
+    "at the airline's expense",
+    'your insurer covers the whole amount',
+    'the full cost is covered',
+    'as a courtesy',
+    'courtesy of the crew',
+    'settled already',
+    'nil to pay',
+    'nothing outstanding',
+    'nothing left on your account',
+    'it costs you not a cent',
+    '100% rebated',
   ])('reads "%s" as the charge denied', (words) => {
     expect(said(`Seat 2A: ${words}.\n\nRef 700.00 USD`)).toEqual(['danger contradicts-charge']);
   });
@@ -792,27 +806,7 @@ describe('amounts in words', () => {
   });
 });
 
-describe('a charge borne by someone else, or already settled', () => {
-  const SEAT = { seat: usd('700.00') };
-  const said = (summary: string, terms: Record<string, unknown> = SEAT) => review(summary, terms).map(([severity, code]) => `${severity} ${code}`);
-
-  it.each([
-    "on the front desk's tab",
-    "at the airline's expense",
-    'your insurer covers the whole amount',
-    'the full cost is covered',
-    'as a courtesy',
-    'courtesy of the crew',
-    'settled already',
-    'nil to pay',
-    'nothing outstanding',
-    'nothing left on your account',
-    'it costs you not a cent',
-    '100% rebated',
-  ])('reads "%s" as the charge denied', (words) => {
-    expect(said(`Seat 2A: ${words}.\n\nRef 700.00 USD`)).toEqual(['danger contradicts-charge']);
-  });
-
+describe('a denial that is about something on top, or about the person', () => {
   it('reads "on your tab" as the person paying', () => {
     expect(said('Seat 2A for $700.00, on your tab.')).toEqual([]);
   });
