@@ -76,6 +76,12 @@ export interface PairedAgent {
   revokedAt?: number;
   /** The person requires their passkey for every approval this agent asks for (docs/bridge-protocol.md, "Passkey-verified decisions"). */
   requireUserVerification?: boolean;
+  /**
+   * When the person last turned that requirement on or off: the agent's passkey announcements
+   * carry it as `iat` when it is newer than the passkey's own change, and a change's passkey
+   * challenge names it, so an assertion for one change cannot be replayed after the next.
+   */
+  userVerificationChangedAt?: number;
 }
 
 /**
@@ -122,6 +128,8 @@ interface CountersignDB extends DBSchema {
       /** [agent, operation_id, revision]: what an agent's `approval_sent` and `outcome` name. */
       'by-revision': [string, string, string];
       'by-updated': number;
+      /** [agent, state]: how many approvals one agent has waiting, counted without reading them. */
+      'by-agent-state': [string, ApprovalState];
     };
   };
   agents: { key: string; value: PairedAgent };
@@ -136,8 +144,12 @@ export function approvalKey(agent: string, origin: string, operationId: string, 
   return `${agent} ${origin} ${operationId} ${revision}`;
 }
 
-/** Version 1 keyed approvals by agent, operation and revision only; version 2 adds the origin. */
-const DB_VERSION = 2;
+/**
+ * Version 1 keyed approvals by agent, operation and revision only; version 2 adds the origin;
+ * version 3 the [agent, state] index, so an insert's throttle check costs the same however many
+ * approvals wait.
+ */
+const DB_VERSION = 3;
 
 export class Store {
   private constructor(private readonly db: IDBPDatabase<CountersignDB>) {}
@@ -164,6 +176,7 @@ export class Store {
           approvals.createIndex('by-revision', ['agent', 'operationId', 'revision']);
           if (oldVersion >= 1) await rekeyVersion1(approvals);
         }
+        if (oldVersion < 3) tx.objectStore('approvals').createIndex('by-agent-state', ['agent', 'state']);
       },
     });
     return new Store(db);
@@ -243,7 +256,7 @@ export class Store {
     const approvals = tx.objectStore('approvals');
     let result: 'inserted' | 'exists' | 'throttled';
     if (await approvals.getKey(record.key)) result = 'exists';
-    else if (Number.isFinite(limit) && (await approvals.index('by-state').getAll('pending')).filter((r) => r.agent === record.agent).length >= limit) result = 'throttled';
+    else if (Number.isFinite(limit) && (await approvals.index('by-agent-state').count([record.agent, 'pending'])) >= limit) result = 'throttled';
     else {
       await approvals.add(record);
       await tx.objectStore('audit').add({ ...audit, at: Date.now() });

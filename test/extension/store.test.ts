@@ -137,3 +137,38 @@ describe('extension store, version 1 to version 2 (approval keys gain the Compan
     s.close();
   });
 });
+
+describe('extension store, version 2 to version 3 (an [agent, state] index for the throttle count)', () => {
+  it('adds the index to a version 2 store, and the throttle counts one agent\'s waiting approvals with it', async () => {
+    const { openDB } = await import('idb');
+    const name = `countersign-v2-${++dbCount}`;
+    const v2 = await openDB(name, 2, {
+      upgrade(db) {
+        const approvals = db.createObjectStore('approvals', { keyPath: 'key' });
+        approvals.createIndex('by-state', 'state');
+        approvals.createIndex('by-updated', 'updatedAt');
+        approvals.createIndex('by-operation', ['agent', 'company.origin', 'operationId']);
+        approvals.createIndex('by-revision', ['agent', 'operationId', 'revision']);
+        db.createObjectStore('agents', { keyPath: 'thumbprint' });
+        db.createObjectStore('keys', { keyPath: 'name' });
+        db.createObjectStore('audit', { keyPath: 'id', autoIncrement: true });
+      },
+    });
+    const waiting = (agent: string, revision: string, state: ApprovalRecord['state'] = 'pending') =>
+      record({ key: approvalKey(agent, 'https://stormline.example', 'exc_5Rt2', revision), agent, revision, state });
+    await v2.put('approvals', waiting('agentA', 'r1'));
+    await v2.put('approvals', waiting('agentA', 'r2', 'declined'));
+    await v2.put('approvals', waiting('agentB', 'r3'));
+    await v2.put('approvals', waiting('agentB', 'r4'));
+    v2.close();
+
+    const s = await Store.open(name);
+    const audit = { kind: 'request' };
+    // agentA has one pending (the declined one does not count), agentB two: a limit of 2 lets A in, not B.
+    expect(await s.insertPending(waiting('agentA', 'r5'), audit, 2)).toBe('inserted');
+    expect(await s.insertPending(waiting('agentA', 'r6'), audit, 2)).toBe('throttled');
+    expect(await s.insertPending(waiting('agentB', 'r7'), audit, 2)).toBe('throttled');
+    expect(await s.insertPending(waiting('agentB', 'r3'), audit, 2)).toBe('exists');
+    s.close();
+  });
+});
