@@ -4,9 +4,11 @@
  * person sees it (`summaryToText`: Markdown markers consumed, hidden characters shown as
  * tokens), so a value split by a zero-width space does not count as stated.
  *
- * Deliberately literal. An amount must appear as a number with its currency next to it; an ID
- * must appear character for character. Words ("seventy dollars", "free") are not understood:
- * a false "not stated" costs the user a second look, a false "stated" could cost them money.
+ * Deliberately literal. For a terms amount to be stated it must appear as digits with its
+ * currency next to it; an ID must appear character for character. "seventy dollars" does not
+ * state 70.00 USD: a false "not stated" costs the user a second look, a false "stated" could
+ * cost them money. The other way round, `moneyMentions` does read amounts in words, since
+ * "seven dollars" beside 700.00 USD must not pass as no amount at all.
  */
 
 /** A decimal as a canonical string without sign: "070.50" → "70.5", "70.00" → "70". Null if not a decimal. */

@@ -7,33 +7,45 @@
  * read too. The rules, each a danger when the terms have money (the person may be misled
  * about what they pay):
  *
- * - `amount-not-in-terms`: an amount the summary presents (a number with a currency sign, code
- *   or word next to it, or a two-decimal number right after "pay" or "total") that is none of:
- *   an amount in the terms; the sum of the terms' charges (or refunds, or charges less refunds)
- *   in one currency; an amount divided or multiplied by a count in the terms (`nights: 3`).
- *   An honest summary that shows an original price or a waived fee puts that amount in the
- *   terms too (`original_price`, `waived_fee`). Without money in the terms it is a warning.
+ * - `amount-not-in-terms`: an amount the summary presents (a number, in digits or in English
+ *   words, with a currency sign, code or word next to it: "$7 hundred", "seven dollars",
+ *   "twelve dollars and fifty cents"; or a two-decimal number right after "pay" or "total")
+ *   that is none of: an amount in the terms; the sum of the terms' charges (or refunds, or
+ *   charges less refunds) in one currency; an amount divided or multiplied by a count in the
+ *   terms (`nights: 3`). An honest summary that shows an original price or a waived fee puts
+ *   that amount in the terms too (`original_price`, `waived_fee`). Without money in the terms
+ *   it is a warning.
  * - `currency-not-in-terms`: an amount in a currency no amount of the terms is in. A warning
  *   only when marked as an estimate ("about €645"), as a conversion for information.
  * - `contradicts-charge`, when the terms charge: words that say the person pays nothing or gets
- *   money (free, no charge, waived, complimentary, on us, $0.00, refund, credit, cashback,
- *   reimburse, you get … back). Not a contradiction: a negated word ("no refunds", "not
- *   free"); "refundable" and "non-refundable", which state a policy, not a payment; "credit
- *   card"; refund words when the terms do hold a refund; "free" before, or "free"/"waived"
- *   after, an extra that the terms do not charge for ("free return shipping", "the change fee
- *   is waived"); words whose clause holds only terms amounts that are not charges (a waived
- *   fee that is in the terms); words in a sentence about cancelling ("if you cancel before
- *   November 1 you pay nothing") that holds no charged amount.
+ *   money (free, no charge, no added cost, waived, complimentary, on us, at our expense, on
+ *   the front desk's tab, covers the whole amount, as a courtesy, already settled, nil to pay,
+ *   100% off, fully discounted, $0.00, "zero dollars", refund, credit, cashback, a $25.00
+ *   bonus, paid into your account, you get … back). Not a contradiction: a negated word ("no
+ *   refunds", "not free", "no money back"); "refundable" and "non-refundable", which state a
+ *   policy, not a payment; "credit card"; refund words when the terms do hold a refund; "free"
+ *   before, or "free"/"waived" after, an extra that the terms do not charge for ("free return
+ *   shipping", "the change fee is waived"); words whose clause holds only terms amounts that
+ *   are not charges (a waived fee that is in the terms); words in a sentence about cancelling
+ *   ("if you cancel before November 1 you pay nothing") that holds no charged amount; a denial
+ *   of something on top ("no further payment", "nothing more to pay", "already included", and
+ *   "no fees" when no charge of the terms is a fee) once the summary has stated a charge of
+ *   the terms, not as a reference ("Ref 700.00 USD") and not as money off or back.
  * - `direction-reversed`: an amount of the terms presented the other way round: the words next
  *   to it (the word right after it, else the nearest in its clause) make a charge money to
- *   the person ("$700.00 will be refunded") or a refund a charge ("you are charged $70.00").
+ *   the person ("$700.00 will be refunded", "$700.00 off", "700.00 USD CR") or a refund a
+ *   charge ("you are charged $70.00"); and a charge written with a minus sign ("-$700.00",
+ *   "USD \u2212700.00"), which reads as money off or back, unless words by it say the money
+ *   leaves the person's account ("\u2212$612.40 from checking", as banks write a debit).
  * - `second-total`: two different amounts presented as the total or what the person pays
  *   ("Total: $700.00" … "Total today: $7.00"), unless each is an amount of the terms under a
  *   key that names it as a total or a due amount (`total`, `deposit_due_today`, `balance`).
  *
- * Words are English only, and the matching is literal: a summary in another language, or one
- * that spells amounts in words ("seven dollars"), gets none of these findings, which is why
- * the review never tells the person that the terms "agree".
+ * Words are English only, and the lists are lists: a summary in another language, or wording
+ * outside them ("it comes with the room", "you're all square", "a hundred percent off" in
+ * words), gets none of these findings, which is why the review never tells the person that
+ * the terms "agree". What the rules catch of summaries written after them is measured on the
+ * holdouts of test/fixtures/misleading-summaries/ (its README.md).
  */
 import type { Severity } from '../summary/text-inspection.ts';
 import { fromMicros, keyWords, toMicros, type MoneyDirection, type TermsAmount, type TermsMoney } from './money.ts';
