@@ -1,9 +1,10 @@
 import { promises as fsp, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { applyEdits, getNodeValue, modify, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { PIN_FILE } from '../agent/index';
+import { canonicalJson } from '../protocol/canonical-json';
 import type { HookAgent } from './hook-input';
 import { AGENT_NAMES } from './tool-kinds';
 import { codexHooks, type CodexHook } from './codex-trust';
@@ -167,6 +168,12 @@ async function installJson(command: SettingsCommand, file: string, ours: string)
     text = applyEdits(text, modify(text, ['hooksConfig', 'enabled'], true, { formattingOptions: FORMATTING }));
     lines.push('Gemini CLI: turned hooks on (hooksConfig.enabled).');
   }
+  const expected = structuredClone(read.value);
+  const hooks = (expected['hooks'] ??= {}) as Record<string, unknown>;
+  if (!installedJson(agent, read.value, ours)) hooks[eventOf(agent)] = [...((hooks[eventOf(agent)] as unknown[] | undefined) ?? []), entryFor(agent, ours)];
+  if (agent === 'gemini') expected['hooksConfig'] = { ...(expected['hooksConfig'] as object | undefined), enabled: true };
+  const check = readJson(agent, file, text);
+  if ('refused' in check || !sameJson(check.value, expected)) return { ok: false, lines: [`${file}: the hook could not be added safely: nothing was changed. Add it as docs/coding-agents.md shows.`] };
   if (text !== ((await readIfExists(file)) ?? '{}\n') || !(await exists(file))) await writeAtomically(file, text);
   return { ok: true, lines };
 }
@@ -175,22 +182,62 @@ async function uninstallJson(command: SettingsCommand, file: string, ours: strin
   const agent = command.agent;
   const original = await readIfExists(file);
   if (original === undefined) return { ok: true, lines: [`${file} does not exist: nothing to remove.`] };
+  const read = readJson(agent, file, original);
+  if ('refused' in read) return { ok: false, lines: [read.refused] };
+  const expected = withoutOurs(agent, read.value, ours);
   let text = original;
   for (;;) {
-    const read = readJson(agent, file, text);
-    if ('refused' in read) return { ok: false, lines: [read.refused] };
-    const groups = groupsOf(agent, read.value);
-    const gi = groups.findIndex((g) => itemsOf(g).some((h) => isOurs(h.command, agent, ours)));
-    if (gi < 0) break;
-    const items = itemsOf(groups[gi] as Group);
-    const hi = items.findIndex((h) => isOurs(h.command, agent, ours));
+    const tree = parseTree(text, [], { disallowComments: agent !== 'gemini' }) as Node;
+    const groups = findNodeAtLocation(tree, ['hooks', eventOf(agent)]);
+    const value = getNodeValue(tree) as Record<string, unknown>;
+    const gi = groupsOf(agent, value).findIndex((g) => itemsOf(g).some((h) => isOurs(h.command, agent, ours)));
+    if (gi < 0 || groups === undefined) break;
+    const group = (groups.children ?? [])[gi] as Node;
+    const items = findNodeAtLocation(group, ['hooks']) as Node;
+    const hi = itemsOf(groupsOf(agent, value)[gi] as Group).findIndex((h) => isOurs(h.command, agent, ours));
     // Our own group goes whole; in a group shared with other hooks, only our item goes.
-    const at = items.length === 1 ? ['hooks', eventOf(agent), gi] : ['hooks', eventOf(agent), gi, 'hooks', hi];
-    text = applyEdits(text, modify(text, at, undefined, { formattingOptions: FORMATTING }));
+    text = (items.children ?? []).length === 1 ? withoutElement(text, groups, gi) : withoutElement(text, items, hi);
   }
   if (text === original) return { ok: true, lines: [`${AGENT_NAMES[agent]}: the hook is not in ${file}: nothing to remove.`] };
+  const check = readJson(agent, file, text);
+  if ('refused' in check || !sameJson(check.value, expected)) return { ok: false, lines: [`${file}: the hook could not be removed safely: nothing was changed. Remove its entry by hand.`] };
   await writeAtomically(file, text);
   return { ok: true, lines: [`${AGENT_NAMES[agent]}: removed the hook from ${file}.`] };
+}
+
+/** The settings without our hook items, and without a group they leave empty: what uninstall must leave. */
+function withoutOurs(agent: HookAgent, value: Record<string, unknown>, ours: string): Record<string, unknown> {
+  const copy = structuredClone(value);
+  const hooks = copy['hooks'] as Record<string, unknown> | undefined;
+  const groups = hooks?.[eventOf(agent)];
+  if (!Array.isArray(groups)) return copy;
+  (hooks as Record<string, unknown>)[eventOf(agent)] = groups.flatMap((g: Group) => {
+    if (!itemsOf(g).some((h) => isOurs(h.command, agent, ours))) return [g];
+    const kept = itemsOf(g).filter((h) => !isOurs(h.command, agent, ours));
+    return kept.length === 0 ? [] : [{ ...g, hooks: kept }];
+  });
+  return copy;
+}
+
+/**
+ * The text with element `i` of the array `node` cut out, with its comma: jsonc-parser's own
+ * removal writes a broken document when the last element of a nested array goes.
+ */
+function withoutElement(text: string, node: Node, i: number): string {
+  const elements = node.children ?? [];
+  const element = elements[i] as Node;
+  if (elements.length === 1) return `${text.slice(0, node.offset)}[]${text.slice(node.offset + node.length)}`;
+  if (i === elements.length - 1) {
+    const previous = elements[i - 1] as Node;
+    return text.slice(0, previous.offset + previous.length) + text.slice(element.offset + element.length);
+  }
+  const next = elements[i + 1] as Node;
+  return text.slice(0, element.offset) + text.slice(next.offset);
+}
+
+/** Equal as JSON values (jsonc-parser's objects have no prototype, so deep equality of objects would differ). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 async function exists(file: string): Promise<boolean> {
