@@ -196,6 +196,8 @@ function reasonOf(error: unknown): string {
   if (isCountersignError(error, 'ERR_COMPANION_UNAVAILABLE')) return 'the Countersign bridge is not running: is the browser with Countersign open?';
   if (isCountersignError(error, 'ERR_AGENT_NOT_PAIRED')) return 'this gateway is not paired with Countersign';
   if (isCountersignError(error, 'ERR_AGENT_REVOKED')) return 'this gateway was removed in Countersign: pair it again';
+  // The call itself has to change, not the setup: say which limit, with the code to look up.
+  if (isCountersignError(error, 'ERR_TOOL_CALL_TOO_LARGE')) return `ERR_TOOL_CALL_TOO_LARGE, too large for the approval window to show in full: ${error.message.slice(0, 300)}`;
   return error instanceof Error ? error.message.slice(0, 300) : String(error).slice(0, 300);
 }
 

@@ -88,6 +88,13 @@ describe('finding 2: every argument of a path-heavy call is on the card, whole',
     expect(summary.textContent).not.toContain('⏎');
   });
 
+  it('a hidden character in a name or a value is shown as a marked token, and the card warns', async () => {
+    const { shown, summary, card: element } = await card(call({ 'pa\u202Eth': 'a\u200Bb' }));
+    expect(shown).toEqual([['pa⟨U+202E⟩th', 'a⟨U+200B⟩b']]);
+    expect([...summary.querySelectorAll('mark.hidden-char')].map((m) => m.textContent)).toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
+    expect(element.querySelector('[data-testid="findings"] .finding.warning')?.textContent).toBe(t('hygieneWarning'));
+  });
+
   it('nested values are rows too: members by name, list elements by position', async () => {
     const { rows } = await card(call({ options: { recursive: true, exclude: ['.git', 'node_modules'], depth: null } }));
     const nested = rows[0]!.querySelector('.value')!;
@@ -184,7 +191,7 @@ describe('the agent SDK refuses a call too large to show before a byte is sent',
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('requestToolCallApproval: ERR_TOOL_CALL_TOO_LARGE naming the limit, nothing on the socket, and the next call goes through', async () => {
+  it('requestToolCallApproval: ERR_TOOL_CALL_TOO_LARGE naming the limit, nothing on the socket, the connection kept', async () => {
     await mkdir(path.join(dir, 'agent'), { mode: 0o700 });
     const companion = await ext.pairConfirmed(await Companion.connect({ agentName: 'Desk gateway', configDir: path.join(dir, 'agent'), socketPath: ext.socketPath, timeoutMs: 3000 }));
     try {
@@ -196,11 +203,8 @@ describe('the agent SDK refuses a call too large to show before a byte is sent',
       writes.mockRestore();
       expect(isCountersignError(error, 'ERR_TOOL_CALL_TOO_LARGE')).toBe(true);
       expect((error as Error).message).toBe(`requestToolCallApproval.tool_call.arguments: expected at most ${MAX_TOOL_ARGUMENTS} arguments, got ${MAX_TOOL_ARGUMENTS + 1}, more than the approval window shows in full`);
-      const aborting = new AbortController();
-      const next = companion.requestToolCallApproval({ server, tool: 'move_files', arguments: { also_delete: '/home/sam' }, expiresAt: new Date(Date.now() + 60_000), signal: aborting.signal });
-      await expect.poll(() => ext.sentBy(undefined, 'tool_call_request').length).toBe(before + 1);
-      aborting.abort();
-      await next.catch(() => undefined);
+      expect(ext.sentBy(undefined, 'tool_call_request')).toHaveLength(before);
+      expect(companion.connected).toBe(true);
     } finally {
       await companion.close();
     }

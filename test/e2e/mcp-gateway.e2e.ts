@@ -144,6 +144,17 @@ test('fails closed without Countersign: a gateway that is not paired calls nothi
   rmSync(unpaired, { recursive: true, force: true });
 });
 
+test('a call too large for the window to show whole is refused with ERR_TOOL_CALL_TOO_LARGE: nothing is asked, nothing written', async () => {
+  const client = await filesystem();
+  const file = join(files, 'too-large.txt');
+  const args = { path: file, content: 'x', ...Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`extra_${i}`, i])) };
+  const result = (await client.callTool({ name: 'write_file', arguments: args })) as CallToolResult;
+  expect(result.isError).toBe(true);
+  expect(textOf(result)).toContain('ERR_TOOL_CALL_TOO_LARGE');
+  expect(textOf(result)).toContain('expected at most 256 arguments, got 302');
+  expect(existsSync(file)).toBe(false);
+});
+
 const companyArgs = () => ['--url', `${company.url}/mcp`, '--company', '--header', `Poppy-Session: sess_${randomUUID().replace(/-/g, '')}`, '--header', 'Poppy-Version: 0.4', '--header', 'Authorization: Bearer tok_sam', '--session', 'signed-in:sam@example.com'];
 const EXCHANGE = { order_id: 'ord_Sm41', item_id: 'itm_7Pq', replacement_sku: 'stormline-insulated-l' };
 // Another action on the same item: a revision once declined stays declined (the agent's journal
