@@ -11,7 +11,7 @@ import { showsSignedCall } from '../../src/extension/ui/tool-call-arguments';
 import { translator } from '../../src/extension/ui/i18n';
 import { toolCallAsRequest } from '../../src/extension/tool-call-request';
 import type { ApprovalView } from '../../src/extension/snapshot';
-import { parseBridgeMessage, toolCallRequestMessage } from '../../src/protocol/bridge-messages';
+import { agentToExtensionMessage, parseBridgeMessage, relayToExtensionMessage, toolCallRequestMessage } from '../../src/protocol/bridge-messages';
 import { generateSigningKeyPair, type SigningKeyPair } from '../../src/protocol/decision';
 import { isCountersignError } from '../../src/protocol/errors';
 import {
@@ -143,6 +143,14 @@ describe('a call the card cannot show whole is refused at intake with ERR_TOOL_C
     expect(error?.code).toBe('ERR_TOOL_CALL_TOO_LARGE');
     expect(error?.message).toMatch(/^requestToolCallApproval\.tool_call\.arguments/);
     expect(error?.message).toMatch(message);
+  });
+
+  it('the bridge and the extension, which parse every agent message with one schema, answer the same code', () => {
+    const args = Object.fromEntries(Array.from({ length: MAX_TOOL_ARGUMENTS + 1 }, (_, i) => [`k${i}`, i]));
+    const sent = { type: 'tool_call_request', v: 2, id: 't_1', nonce: `${'N'.repeat(42)}A`, tool_call: call(args) };
+    const atBridge = parseBridgeMessage(agentToExtensionMessage, sent);
+    const atExtension = parseBridgeMessage(relayToExtensionMessage, { type: 'relay', v: 2, conn: 'c_AAAAAAAAAAAAAAAA', message: sent });
+    expect([atBridge.ok ? undefined : atBridge.error.code, atExtension.ok ? undefined : atExtension.error.code]).toEqual(['ERR_TOOL_CALL_TOO_LARGE', 'ERR_TOOL_CALL_TOO_LARGE']);
   });
 
   it('a call exactly at the limits is accepted and shown whole', async () => {
