@@ -100,6 +100,7 @@ function performExchange(deps: ActionDeps, x: ExchangeTerms): Outcome {
     createdAt: new Date(deps.now()).toISOString(),
   };
   order.exchanges.push(exchange);
+  chargeDifference(deps, x, 'captured');
   const card = cardLabel(order.card);
   const charged = differenceCents > 0 ? `${dollars(differenceCents)} was charged to the ${card}` : 'there was nothing to pay';
   return {
@@ -138,6 +139,22 @@ function startExchangeEarly(deps: ActionDeps, x: ExchangeTerms): void {
   });
 }
 
+/**
+ * The card payment of an exchange's price difference, one per operation: captured when the
+ * exchange is performed, or (SpecBreak `hold-before-approval` only) held when it is offered and
+ * captured by the perform, so the order still shows one payment per perform.
+ */
+function chargeDifference(deps: ActionDeps, x: ExchangeTerms, status: 'held' | 'captured'): void {
+  if (x.differenceCents <= 0) return;
+  const payments = (x.order.payments ??= []);
+  const held = payments.find((p) => p.operationId === x.operationId && p.status === 'held');
+  if (held !== undefined) {
+    held.status = status;
+    return;
+  }
+  payments.push({ id: newId('pay'), operationId: x.operationId, amountCents: x.differenceCents, status, createdAt: new Date(deps.now()).toISOString() });
+}
+
 /** Why the item can't be exchanged for this SKU, or what the exchange would be. */
 function exchangeTerms(deps: ActionDeps, order: Order, request: ExchangeRequest, operationId: string): ExchangeTerms | ActionError {
   const item = order.items.find((i) => i.id === request.itemId);
@@ -156,6 +173,16 @@ function exchangeTerms(deps: ActionDeps, order: Order, request: ExchangeRequest,
 }
 
 /**
+ * SpecBreak `reuse-operation-id-after-perform` only: once an exchange on the order was performed,
+ * the next exchange of another item on it takes the performed one's identity, so its operation ID
+ * (breaks section 3, `operation_id`: "the Company MUST NOT use it for another action").
+ */
+function reusedItemId(deps: ActionDeps, order: Order, request: ExchangeRequest): string | undefined {
+  if (!deps.faults.breaks.has('reuse-operation-id-after-perform')) return undefined;
+  return order.exchanges.findLast((e) => e.pending !== true && e.returnedItemId !== request.itemId)?.returnedItemId;
+}
+
+/**
  * The jacket exchange (section 3's example). Its identity is the order and the item: "The
  * Company decides which requests are for the same action, from its own records, such as the
  * order and item being exchanged" (section 3, "New terms"). A different size is the same
@@ -163,7 +190,7 @@ function exchangeTerms(deps: ActionDeps, order: Order, request: ExchangeRequest,
  * item, so the same operation ID never names another action.
  */
 export function exchangePlan(deps: ActionDeps, order: Order, request: ExchangeRequest): ActionPlan {
-  const identity: JsonObject = { action: 'exchange', order_id: order.id, item_id: request.itemId };
+  const identity: JsonObject = { action: 'exchange', order_id: order.id, item_id: reusedItemId(deps, order, request) ?? request.itemId };
   // SpecBreak `new-operation-id-for-new-terms` makes the size part of the action (breaks section 3,
   // `operation_id`: "It stays the same when the terms change").
   if (deps.faults.breaks.has('new-operation-id-for-new-terms')) identity.replacement_sku = request.replacementSku;
@@ -184,7 +211,10 @@ export function exchangePlan(deps: ActionDeps, order: Order, request: ExchangeRe
         price_difference: { amount: amount(x.differenceCents), currency: CURRENCY },
         payment_method: card,
       };
-      return { ok: true, description: { summary, terms, perform: () => performExchange(deps, x), startEarly: () => startExchangeEarly(deps, x) } };
+      return {
+        ok: true,
+        description: { summary, terms, perform: () => performExchange(deps, x), startEarly: () => startExchangeEarly(deps, x), holdEarly: () => chargeDifference(deps, x, 'held') },
+      };
     },
   };
 }
@@ -265,6 +295,13 @@ export function orderView(deps: ActionDeps, order: Order): JsonObject {
         replacement_sku: e.replacementSku,
         price_difference: { amount: amount(e.priceDifferenceCents), currency: CURRENCY },
         created_at: e.createdAt,
+      })),
+      payments: (order.payments ?? []).map((p) => ({
+        id: p.id,
+        operation_id: p.operationId,
+        amount: { amount: amount(p.amountCents), currency: CURRENCY },
+        status: p.status,
+        created_at: p.createdAt,
       })),
     },
   };

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseDictionary } from 'structured-headers';
 import * as z from 'zod';
 import { describeZodError } from '../protocol/describe-zod-error';
 import { passkeyProofFromHeader, type PasskeyProof } from '../protocol/passkey-proof';
@@ -103,11 +104,14 @@ function approvalFrom(context: CompanyContext, req: IncomingMessage): ApprovalRe
   const breaks = context.faults.breaks;
   const value = Array.isArray(raw) ? raw.join(', ') : raw;
   try {
+    // SpecBreak `date-member-only-last` parses it with structured-headers 2.1.0 as is, which refuses a Date anywhere but at the end of a field (breaks section 6, "MUST ignore members of Poppy-Approval they don't recognize").
+    if (breaks.has('date-member-only-last')) parseDictionary(value);
     const approval = parseApprovalHeader(breaks.has('token-as-string') ? tokensAsStrings(value) : value);
     const unknown = breaks.has('refuse-unknown-approval-members') ? unknownApprovalMember(value) : undefined;
     if (unknown !== undefined) return invalidApproval(`Poppy-Approval: unknown member ${unknown}`);
     return { ok: true, approval };
   } catch (cause) {
+    if (cause instanceof Error && !isCountersignError(cause) && breaks.has('date-member-only-last')) return invalidApproval(`Poppy-Approval: ${cause.message}`);
     if (!isCountersignError(cause)) throw cause;
     return invalidApproval(cause.message);
   }
@@ -153,7 +157,7 @@ function routeOf(method: string, path: string): Route | undefined {
 
 /** Decide and answer one request for an action that needs approval. */
 async function act(context: CompanyContext, req: IncomingMessage, res: ServerResponse, caller: Caller, plan: ActionPlan, binding: string): Promise<void> {
-  const declared = declaresOperations(req.headers);
+  const declared = declaresOperations(req.headers, context.faults.breaks);
   if (!declared.ok) return sendRefusal(context, res, declared.refusal);
   let approval: Approval | undefined;
   if (declared.declared) {

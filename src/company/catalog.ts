@@ -52,6 +52,16 @@ export interface Exchange {
   pending?: true;
 }
 
+/** A card payment of an order: the price difference of an exchange, charged when it is performed. */
+export interface Payment {
+  id: string;
+  operationId: string;
+  amountCents: number;
+  /** `held`: placed before the approval by SpecBreak `hold-before-approval` only (faults.ts); the perform captures it. */
+  status: 'held' | 'captured';
+  createdAt: string;
+}
+
 export interface Order {
   id: string;
   /** The account the order belongs to; null for a guest order (bought signed out). */
@@ -59,6 +69,8 @@ export interface Order {
   card: Card;
   items: OrderItem[];
   exchanges: Exchange[];
+  /** The card payments of its exchanges (none yet when absent). */
+  payments?: Payment[];
 }
 
 export interface Subscription {

@@ -77,6 +77,13 @@ interface Conversation {
 
 const MAX_WAIT_SECONDS = 30;
 
+/**
+ * SpecBreak `reply-to-repeated-approval`: how late the Company Agent answers a repeated approval.
+ * Later than a reader that stops at the first silence (docs/conformance.md, `quietMs`, 300 ms),
+ * well within the time a reply may take (`replyTimeoutMs`, 5 s).
+ */
+export const LATE_REPLY_MS = 1_000;
+
 const messageSchema = z.object({
   id: idSchema,
   author: z.object({ type: z.enum(['agent', 'user']) }),
@@ -110,6 +117,7 @@ const APPROVAL_WORDS = /\b(approve[ds]?|yes|go ahead|confirm(ed)?|ok(ay)?)\b/i;
 export class Conversations {
   readonly #context: CompanyContext;
   readonly #conversations = new Map<string, Conversation>();
+  readonly #timers = new Set<NodeJS.Timeout>();
 
   constructor(context: CompanyContext) {
     this.#context = context;
@@ -132,6 +140,16 @@ export class Conversations {
     // Section 4, "Conversations": "A Company message carries the operation in extensions.operations.operation".
     if (operation !== undefined) message.extensions = { operations: { operation: operation as unknown as JsonObject } };
     this.#append(conversation, message);
+  }
+
+  /** SpecBreak `reply-to-repeated-approval` only: a Company message LATE_REPLY_MS from now, as a slow Company Agent would send it. */
+  #later(conversation: Conversation, text: string): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.#say(conversation, text);
+    }, LATE_REPLY_MS);
+    timer.unref();
+    this.#timers.add(timer);
   }
 
   /** The order a message is about: one it names, the one under discussion, or the account's first with a jacket. */
@@ -219,6 +237,9 @@ export class Conversations {
         return performed.connection;
       }
       case 'performed':
+        // SpecBreak `reply-to-repeated-approval` answers it, a little later (breaks section 7, "a new message with the same approval adds nothing").
+        if (this.#context.faults.breaks.has('reply-to-repeated-approval')) this.#later(conversation, "That exchange is already done; there's nothing more to do.");
+        return 'answer';
       case 'busy':
         // Section 7: "a new message with the same approval adds nothing" (a busy one is reported when done).
         return 'answer';
@@ -306,7 +327,7 @@ export class Conversations {
       return true;
     }
 
-    const declared = declaresOperations(req.headers);
+    const declared = declaresOperations(req.headers, context.faults.breaks);
     if (!declared.ok) {
       await sendRefusal(context, res, declared.refusal);
       return true;
@@ -389,6 +410,8 @@ export class Conversations {
 
   /** Wake every waiting events request (the Company is closing). */
   close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
     for (const conversation of this.#conversations.values()) {
       for (const wake of conversation.waiters) wake();
       conversation.waiters.clear();

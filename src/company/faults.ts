@@ -46,6 +46,24 @@ export const SPEC_BREAKS = [
   'text-approves',
   /** Section 4 "The API responds with HTTP 403 ... it doesn't go in WWW-Authenticate": approval_required is a 401 with WWW-Authenticate. */
   'approval-required-401',
+  /** Section 3 "Whichever revision is approved, the Company MUST perform each operation at most once": the perform lock is keyed by the revision, so two revisions approved at once (the API's and the MCP tool's) both perform. */
+  'lock-per-revision',
+  /** Section 7 "a new message with the same approval adds nothing": the Company Agent answers a repeated approval, a second after it, with "That's already done". */
+  'reply-to-repeated-approval',
+  /** Section 3 "the Company MUST NOT use it for another action": once an exchange on an order is performed, the next exchange on that order gets its operation ID. */
+  'reuse-operation-id-after-perform',
+  /** Section 2 "MUST NOT return operations in response to a request that doesn't declare it": the name alone declares it (a Token, no v, an Integer v). */
+  'lenient-declaration',
+  /** Section 2 "Support means that the Company can return operations": only v="2" exactly is read as the declaration, so v="2.1" gets none. */
+  'exact-version-only',
+  /** Section 3 "MUST NOT start the action before it receives an approval for it": returning an exchange's operation places the card hold for its price difference. */
+  'hold-before-approval',
+  /** Section 4 "The tool returns an error result, with isError set to true": approval_required is a JSON-RPC error with the operation in its data. */
+  'mcp-approval-as-rpc-error',
+  /** Section 6 "MUST NOT answer an approval with the revision it names": an approval after expires_at gets the operation it named back unchanged. */
+  'echo-expired-revision',
+  /** Section 6 "MUST ignore members of Poppy-Approval they don't recognize": Poppy-Approval is parsed by structured-headers 2.1.0 as is, which refuses a Date member anywhere but at the end. */
+  'date-member-only-last',
 ] as const;
 
 export type SpecBreak = (typeof SPEC_BREAKS)[number];

@@ -186,6 +186,7 @@ function precheck(call: CallContext, message: unknown): Decision | undefined {
     return undefined;
   }
   const decision = call.context.operations.decide({ binding: planned.binding, caller: call.caller, declared: call.declared, approval }, planned.plan);
+  if (decision.kind === 'operation' && call.context.faults.breaks.has('mcp-approval-as-rpc-error')) return decision;
   return decision.kind === 'busy' || decision.kind === 'challenge' || decision.kind === 'extension_required' ? decision : undefined;
 }
 
@@ -199,8 +200,12 @@ function jsonRpcError(code: number, message: string, id: unknown = null, data?: 
  * extension returns an ordinary tool error instead").
  */
 function extensionRequiredRpcError(message: unknown): unknown {
-  const id = isPlainObject(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
-  return jsonRpcError(-32600, 'extension_required', id, { extension: 'operations' });
+  return jsonRpcError(-32600, 'extension_required', rpcId(message), { extension: 'operations' });
+}
+
+/** The JSON-RPC request's id, for an error answered before the SDK sees it. */
+function rpcId(message: unknown): string | number | null {
+  return isPlainObject(message) && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : null;
 }
 
 /** Handle a request to `/mcp`. */
@@ -211,7 +216,7 @@ export async function handleMcp(context: CompanyContext, req: IncomingMessage, r
   }
   const identified = identifyCaller(req.headers, context.tokens);
   if (!identified.ok) return sendRefusal(context, res, identified.refusal);
-  const declared = declaresOperations(req.headers);
+  const declared = declaresOperations(req.headers, context.faults.breaks);
   if (!declared.ok) return sendRefusal(context, res, declared.refusal);
   const body = await readBody(req);
   if (!body.ok) return sendRefusal(context, res, body.refusal);
@@ -226,6 +231,8 @@ export async function handleMcp(context: CompanyContext, req: IncomingMessage, r
   if (early !== undefined && early.kind === 'challenge') return sendRefusal(context, res, signInChallenge('sign in to the account this belongs to'));
   if (early !== undefined && early.kind === 'busy') return sendRefusal(context, res, apiAnswer(early));
   if (early?.kind === 'extension_required' && context.faults.breaks.has('mcp-error-without-declaration')) return sendJson(context, res, 200, extensionRequiredRpcError(message));
+  // SpecBreak `mcp-approval-as-rpc-error` refuses with a JSON-RPC error instead of the tool's error result (breaks section 4, "The tool returns an error result, with isError set to true").
+  if (early?.kind === 'operation') return sendJson(context, res, 200, jsonRpcError(-32001, 'approval_required', rpcId(message), { operation: early.operation }));
 
   const server = buildServer(call);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

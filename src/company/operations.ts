@@ -56,6 +56,8 @@ export interface Description {
    * receives an approval for it").
    */
   startEarly?: () => void;
+  /** SpecBreak `hold-before-approval` only (faults.ts): the card hold placed before the approval. Never called otherwise. */
+  holdEarly?: () => void;
 }
 
 export type Described = { ok: true; description: Description } | { ok: false; error: ActionError };
@@ -193,6 +195,8 @@ export class Operations {
   readonly #performed: Map<string, number>;
   readonly #records = new Map<string, OperationRecord>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  /** SpecBreak `lock-per-revision` only: the perform under way per operation ID and revision. */
+  readonly #revisionLocks = new Map<string, Promise<Performed>>();
 
   constructor(options: OperationsOptions) {
     this.#secret = options.secret;
@@ -410,10 +414,20 @@ export class Operations {
   #operation(context: CheckContext, operationId: string, description: Description, approval: Approval | undefined): Decision {
     // SpecBreak `start-before-approval` starts the action now (breaks section 3, "MUST NOT start the action before it receives an approval for it").
     if (context.approval === undefined && this.#breaks('start-before-approval')) description.startEarly?.();
+    // SpecBreak `hold-before-approval` places the card hold now (breaks the same sentence, seen on the payments only).
+    if (context.approval === undefined && this.#breaks('hold-before-approval')) description.holdEarly?.();
     const operation = this.#issue(context, operationId, description, context.approval?.revision);
     // SpecBreak `echo-named-revision` answers with the revision named (breaks section 6, "MUST NOT answer an approval with the revision it names").
     if (approval !== undefined && this.#breaks('echo-named-revision')) return { kind: 'operation', operation: withRevision(operation, approval.revision) };
+    // SpecBreak `echo-expired-revision` does so for an expired revision only: the operation the approval named, unchanged (breaks the same sentence).
+    if (approval !== undefined && this.#breaks('echo-expired-revision') && this.#expired(approval.revision)) return { kind: 'operation', operation: withRevision(operation, approval.revision) };
     return { kind: 'operation', operation };
+  }
+
+  /** Whether a revision's expires_at (its epoch seconds) has passed. */
+  #expired(revision: string): boolean {
+    const epochSeconds = REVISION.exec(revision)?.[1];
+    return epochSeconds !== undefined && this.#now() > Number(epochSeconds) * 1000;
   }
 
   #take(fault: 'dropAfterPerform' | 'crashAfterPerform'): boolean {
@@ -432,9 +446,23 @@ export class Operations {
     // record isn't refused, so approvals that arrive meanwhile all perform (breaks section 7, "The
     // Company MUST perform each operation at most once").
     if (this.#breaks('perform-twice-concurrently')) return sleep(SLOW_DATABASE_MS).then(() => this.#start(decision));
+    // SpecBreak `lock-per-revision`: the same slow read, behind a lock keyed by the approval, so
+    // approvals of one revision wait for each other and two revisions approved at once both
+    // perform (breaks section 3, "Whichever revision is approved, the Company MUST perform each
+    // operation at most once").
+    if (this.#breaks('lock-per-revision')) return this.#lockedByRevision(decision);
     // Section 7, at most once: the callers check first, so this is the last guard, typed like every refusal.
     if (this.#records.has(decision.operationId)) throw new CountersignError('ERR_NOT_ALLOWED', `operation ${decision.operationId}: already recorded, so never performed again`);
     return this.#start(decision);
+  }
+
+  #lockedByRevision(decision: PerformDecision): Promise<Performed> {
+    const key = `${decision.operationId} ${decision.approval.revision}`;
+    const held = this.#revisionLocks.get(key);
+    if (held !== undefined) return held;
+    const performing = sleep(SLOW_DATABASE_MS).then(() => this.#start(decision));
+    this.#revisionLocks.set(key, performing);
+    return performing;
   }
 
   #start(decision: PerformDecision): Promise<Performed> {

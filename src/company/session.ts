@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isCountersignError, parseExtensionsHeader } from '../protocol/index';
+import { isCountersignError, isOperationsV2Version, OPERATIONS_EXTENSION, OPERATIONS_VERSION, parseExtensionsHeader, parseListField, Token } from '../protocol/index';
+import type { SpecBreak } from './faults';
 
 /**
  * Just enough of the core specification (0.4) to tell a signed-out Session from a signed-in
@@ -126,6 +127,26 @@ export function signInChallenge(description: string): Refusal {
   };
 }
 
+/**
+ * SpecBreak `exact-version-only` and `lenient-declaration` only (faults.ts): a Company that reads
+ * `Poppy-Extensions` wrong. The first takes only `v="2"` for the declaration, so `v="2.1"` (the
+ * same major version) gets no operations (breaks section 2, "Support means that the Company can
+ * return operations"); the second takes the name alone, a Token or a String, whatever `v` is unless
+ * it is a String of another major version (breaks section 2, "MUST NOT return operations in
+ * response to a request that doesn't declare it"). Undefined: read it right.
+ */
+function misreadDeclaration(value: string, breaks: ReadonlySet<SpecBreak>): boolean | undefined {
+  const exact = breaks.has('exact-version-only');
+  const lenient = breaks.has('lenient-declaration');
+  if (!exact && !lenient) return undefined;
+  return parseListField(value, { field: 'Poppy-Extensions', code: 'ERR_EXTENSIONS_HEADER_INVALID' }).some(([name, parameters]) => {
+    const version = parameters.get('v');
+    if (exact) return name === OPERATIONS_EXTENSION && version === OPERATIONS_VERSION;
+    const named = name === OPERATIONS_EXTENSION || (name instanceof Token && name.toString() === OPERATIONS_EXTENSION);
+    return named && (typeof version !== 'string' || isOperationsV2Version(version));
+  });
+}
+
 export type DeclaredResult = { ok: true; declared: boolean } | { ok: false; refusal: Refusal };
 
 /**
@@ -133,11 +154,11 @@ export type DeclaredResult = { ok: true; declared: boolean } | { ok: false; refu
  * field is a 400: it is the Personal Agent's bug, and guessing could return operations to a
  * request that didn't declare them.
  */
-export function declaresOperations(headers: IncomingHttpHeaders): DeclaredResult {
+export function declaresOperations(headers: IncomingHttpHeaders, breaks: ReadonlySet<SpecBreak> = new Set()): DeclaredResult {
   const value = header(headers, 'poppy-extensions');
   if (value === undefined) return { ok: true, declared: false };
   try {
-    return { ok: true, declared: parseExtensionsHeader(value) };
+    return { ok: true, declared: misreadDeclaration(value, breaks) ?? parseExtensionsHeader(value) };
   } catch (cause) {
     if (!isCountersignError(cause)) throw cause;
     return { ok: false, refusal: { status: 400, body: { error: 'invalid_request', error_description: cause.message } } };

@@ -11,9 +11,9 @@ import { identifyCaller, type Caller, type Refusal } from './session';
  * uses to set the reference Company up from outside, over HTTP only (docs/reference-company.md,
  * "Testing mode"). Off by default: then `/testing/*` is 404 like any unknown path.
  *
- * - `POST /testing/orders` `{}` → 201 `{ order_id, item_id }`: a fresh order with one active
- *   Stormline Jacket (M), so every probe has an item no other probe has exchanged (an item is
- *   exchanged at most once). It belongs to the caller's account when signed in, else it is a guest
+ * - `POST /testing/orders` `{}` → 201 `{ order_id, item_id, other_item_id }`: a fresh order with
+ *   an active Stormline Jacket (M) and (S), so every probe has an item no other probe has
+ *   exchanged (an item is exchanged at most once), and another item on the same order. It belongs to the caller's account when signed in, else it is a guest
  *   order that any signed-out Session may act on, like `ord_G5xa`.
  * - `POST /testing/clock` `{ advance_ms }` → 200 `{ now }`: moves the Company's clock forward, to
  *   reach an `expires_at` (section 3, "Expiry"; section 6, check 3) without waiting.
@@ -67,19 +67,26 @@ function randomWord(length: number): string {
   return word.slice(0, length);
 }
 
-/** A fresh order with one active Stormline Jacket (M), the caller's account's or a guest order. */
-function createOrder(context: CompanyContext, caller: Caller): { order_id: string; item_id: string } {
+/**
+ * A fresh order with two active jackets, a Stormline Jacket (M) and (S), the caller's account's
+ * or a guest order: the second is "another action on the same order" (section 3, `operation_id`).
+ */
+function createOrder(context: CompanyContext, caller: Caller): { order_id: string; item_id: string; other_item_id: string } {
   let orderId = `ord_${randomWord(10)}`;
   while (context.catalog.orders.has(orderId)) orderId = `ord_${randomWord(10)}`;
   const itemId = `itm_${randomWord(8)}`;
+  const otherItemId = `itm_${randomWord(8)}`;
   context.catalog.orders.set(orderId, {
     id: orderId,
     account: caller.accountId,
     card: TEST_CARD,
-    items: [{ id: itemId, sku: 'stormline-m', status: 'active' }],
+    items: [
+      { id: itemId, sku: 'stormline-m', status: 'active' },
+      { id: otherItemId, sku: 'stormline-s', status: 'active' },
+    ],
     exchanges: [],
   });
-  return { order_id: orderId, item_id: itemId };
+  return { order_id: orderId, item_id: itemId, other_item_id: otherItemId };
 }
 
 type Route = (context: CompanyContext, clock: TestingClock, req: IncomingMessage, res: ServerResponse, caller: Caller) => Promise<void>;

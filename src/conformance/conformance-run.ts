@@ -6,7 +6,7 @@ import { Caller } from './caller';
 import { send, type Exchange } from './company-http';
 import { ConversationThread } from './conversation-thread';
 import { McpThread } from './mcp-thread';
-import { atPointer, expand, INTERFACES, type InterfaceName, type RequestTemplate, type Scenario, type Variables } from './scenario';
+import { atPointer, expand, INTERFACES, outcomeCounters, type InterfaceName, type OutcomeCounter, type RequestTemplate, type Scenario, type Variables } from './scenario';
 import type { SessionSigner } from './session-token';
 
 /**
@@ -43,9 +43,37 @@ export class Action {
     return this.#run.thread(iface, caller, this.variables);
   }
 
-  /** How many times the action was performed, per the scenario's outcome; NotExercised without one. */
-  async count(): Promise<number> {
-    return this.#run.count(this.owner, this.variables);
+  /** What the scenario's outcome counters read now; NotExercised without one. */
+  async tally(): Promise<Tally> {
+    return this.#run.tally(this.owner, this.variables);
+  }
+}
+
+/**
+ * What every outcome counter of the scenario read at one moment. Each counts one thing the action
+ * does (its record, a card hold, an email): a perform raises each by one at most, and nothing may
+ * raise any of them before the approval (section 3: "MUST NOT start the action before it receives
+ * an approval for it").
+ */
+export class Tally {
+  readonly names: readonly string[];
+  readonly counts: readonly number[];
+
+  constructor(names: readonly string[], counts: readonly number[]) {
+    this.names = names;
+    this.counts = counts;
+  }
+
+  /** Performs since `earlier`: the most any counter grew. A counter that went down counts nothing. */
+  performsSince(earlier: Tally): number {
+    return Math.max(0, ...this.counts.map((count, i) => count - (earlier.counts[i] ?? 0)));
+  }
+
+  /** `card holds 0 → 1`: the counters that differ from `earlier`, or `''` when none does. */
+  changesSince(earlier: Tally): string {
+    return this.counts
+      .flatMap((count, i) => (count === earlier.counts[i] ? [] : [`${this.names[i]} ${earlier.counts[i]} → ${count}`]))
+      .join(', ');
   }
 }
 
@@ -136,14 +164,25 @@ export class ConformanceRun {
     return answer;
   }
 
-  async count(caller: Caller, variables: Variables): Promise<number> {
-    const outcome = this.scenario.outcome;
-    if (outcome === undefined) throw new NotExercised('the scenario has no outcome request, so performs cannot be counted from outside');
-    const exchange = await this.#sendTemplate(caller, outcome.request, variables);
-    const value = atPointer(exchange.response?.body, outcome.count);
+  /** Every outcome counter of the scenario, read one after the other. */
+  async tally(caller: Caller, variables: Variables): Promise<Tally> {
+    const counters = outcomeCounters(this.scenario);
+    if (counters.length === 0) throw new NotExercised('the scenario has no outcome request, so performs cannot be counted from outside');
+    const counts: number[] = [];
+    for (const counter of counters) counts.push(await this.#count(caller, variables, counter));
+    return new Tally(
+      counters.map((c) => c.name ?? c.count),
+      counts,
+    );
+  }
+
+  async #count(caller: Caller, variables: Variables, counter: OutcomeCounter): Promise<number> {
+    const exchange = await this.#sendTemplate(caller, counter.request, variables);
+    const value = atPointer(exchange.response?.body, counter.count);
     if (Array.isArray(value)) return value.length;
     if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
-    throw new NotExercised(`outcome: ${outcome.count} is not an array or a count (${exchange.error ?? `HTTP ${exchange.response?.status}`})`);
+    const label = counter.name === undefined ? 'outcome' : `outcome "${counter.name}"`;
+    throw new NotExercised(`${label}: ${counter.count} is not an array or a count (${exchange.error ?? `HTTP ${exchange.response?.status}`})`);
   }
 
   /** Moves the Company's clock (cooperation.advanceClock) and returns its time after the move. */

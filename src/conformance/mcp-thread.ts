@@ -34,6 +34,19 @@ function rpcResponse(exchange: Exchange & { rawText?: string }, id: number): Rec
   return undefined;
 }
 
+/**
+ * An operation where a server that gets section 4 wrong may put it: a JSON-RPC error's `data`
+ * (`data.operation`, `data.structuredContent.operation`), or an API-style `approval_required` body.
+ */
+export function operationInError(error: unknown): unknown {
+  if (!isObject(error)) return undefined;
+  if (error.error === 'approval_required' && 'operation' in error) return error.operation;
+  const data = error.data;
+  if (!isObject(data)) return undefined;
+  if ('operation' in data) return data.operation;
+  return isObject(data.structuredContent) && 'operation' in data.structuredContent ? data.structuredContent.operation : undefined;
+}
+
 export class McpThread implements Thread {
   readonly interface = 'mcp' as const;
   readonly #caller: Caller;
@@ -87,6 +100,10 @@ export class McpThread implements Thread {
     const message = rpcResponse(exchange, id);
     if (message === undefined || !isObject(message.result)) {
       const error = message?.error ?? exchange.response?.body;
+      // Read leniently (answer.ts): an operation in a JSON-RPC error or an HTTP error body is still
+      // the operation, so that the envelope breaks section 4's sentence, not every check after it.
+      const carried = operationInError(error);
+      if (carried !== undefined) return { ...base, kind: 'operation', status, rpcError: error, ...readOperation(carried) };
       const kind = isObject(error) && (error.error === 'extension_required' || error.message === 'extension_required') ? 'extension_required' : 'refused';
       return { ...base, kind, status, rpcError: error };
     }

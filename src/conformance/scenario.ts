@@ -45,6 +45,18 @@ const toolCallSchema = z.strictObject({ tool: z.string().min(1), arguments: z.re
 
 const textMessageSchema = z.strictObject({ text: z.string().min(1) });
 
+/** The most outcome counters a scenario may list (each is one request per count). */
+export const MAX_OUTCOME_COUNTERS = 8;
+
+/** One thing the action does, counted from outside: a request, and where its count is in the answer. */
+const outcomeCounterSchema = z.strictObject({
+  /** Shown in the report ("card holds"); default the pointer. */
+  name: z.string().min(1).max(100).optional(),
+  request: requestSchema,
+  /** A JSON Pointer to an array (its length) or a whole number. */
+  count: pointerSchema,
+});
+
 export const scenarioSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(SCENARIO_VERSION),
@@ -66,8 +78,12 @@ export const scenarioSchema = z.strictObject({
   setup: z.strictObject({ request: requestSchema, capture: captureSchema }).optional(),
   /** Or fixed values, one entry per check that performs an action, used in order. */
   fixtures: z.array(z.record(z.string(), z.string())).min(1).optional(),
-  /** Reads how many times the action was performed, for the at-most-once checks. */
-  outcome: z.strictObject({ request: requestSchema, count: pointerSchema }).optional(),
+  /**
+   * Reads what the action did, for the at-most-once checks: one counter, or several (the
+   * exchange, the card hold, the email...), each of which a perform raises by one at most and
+   * nothing raises before the approval.
+   */
+  outcome: z.union([outcomeCounterSchema, z.array(outcomeCounterSchema).min(1).max(MAX_OUTCOME_COUNTERS)]).optional(),
   api: z.strictObject({ operation: requestSchema, newTerms: requestSchema.optional(), otherAction: requestSchema.optional() }).optional(),
   mcp: z
     .strictObject({
@@ -102,6 +118,14 @@ export const scenarioSchema = z.strictObject({
 });
 
 export type Scenario = z.output<typeof scenarioSchema>;
+export type OutcomeCounter = z.output<typeof outcomeCounterSchema>;
+
+/** The scenario's outcome counters, whichever way it wrote them (one object or a list). */
+export function outcomeCounters(scenario: Scenario): OutcomeCounter[] {
+  const outcome = scenario.outcome;
+  if (outcome === undefined) return [];
+  return Array.isArray(outcome) ? outcome : [outcome];
+}
 export type RequestTemplate = z.output<typeof requestSchema>;
 export type ToolCallTemplate = z.output<typeof toolCallSchema>;
 export type InterfaceName = 'api' | 'mcp' | 'conversation';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseOperation, type Operation } from '../../src/protocol/index';
 import { SPEC_BREAKS, createCompany, type SpecBreak } from '../../src/company/index';
+import { LATE_REPLY_MS } from '../../src/company/conversation';
 import {
   ALEX,
   Clock,
@@ -53,10 +54,21 @@ function exchangesOf(company: Awaited<ReturnType<typeof startCompany>>, orderId 
   return get(company, `/orders/${orderId}`, who).then((reply) => reply.body.order.exchanges);
 }
 
+/** A conversation's offer approved, then approved again in a new message; the Company messages from before the second. */
+async function approvedTwice(company: Awaited<ReturnType<typeof startCompany>>): Promise<{ conversation: string; offer: Operation; before: any[] }> {
+  const conversation = await openConversation(company, ALEX);
+  await send(company, conversation, ALEX, message('Exchange my jacket for the insulated one, please.'));
+  const [offer] = await offeredOperations(company, conversation, ALEX);
+  await send(company, conversation, ALEX, message('The user approved the exchange.', approvalOf(offer!)));
+  const before = await companyMessages(company, conversation, ALEX);
+  await send(company, conversation, ALEX, message('The user approved the exchange.', approvalOf(offer!)));
+  return { conversation, offer: offer!, before };
+}
+
 describe('spec-breaking switches: the list', () => {
-  it('SPEC_BREAKS names 17 distinct switches; breaks starts empty and reset() clears it', async () => {
-    expect(SPEC_BREAKS).toHaveLength(17);
-    expect(new Set(SPEC_BREAKS).size).toBe(17);
+  it('SPEC_BREAKS names 26 distinct switches; breaks starts empty and reset() clears it', async () => {
+    expect(SPEC_BREAKS).toHaveLength(26);
+    expect(new Set(SPEC_BREAKS).size).toBe(26);
     const company = await createCompany({ log: () => undefined });
     try {
       expect(company.faults.breaks.size).toBe(0);
@@ -172,16 +184,11 @@ describe('spec-breaking switches: each breaks its one sentence', () => {
       expect(company.state.performed.get(operation.operation_id)).toBe(1);
     });
     await onAndOff('replay-error', async (on, company) => {
-      const conversation = await openConversation(company, ALEX);
-      await send(company, conversation, ALEX, message('Exchange my jacket for the insulated one, please.'));
-      const [offer] = await offeredOperations(company, conversation, ALEX);
-      await send(company, conversation, ALEX, message('The user approved the exchange.', approvalOf(offer!)));
-      const before = await companyMessages(company, conversation, ALEX);
-      await send(company, conversation, ALEX, message('The user approved the exchange.', approvalOf(offer!)));
+      const { conversation, offer, before } = await approvedTwice(company);
       const after = await companyMessages(company, conversation, ALEX);
       expect(after.length - before.length).toBe(on ? 1 : 0);
       if (on) expect(after.at(-1).text).toMatch(/already done/);
-      expect(company.state.performed.get(offer!.operation_id)).toBe(1);
+      expect(company.state.performed.get(offer.operation_id)).toBe(1);
     });
   });
 
@@ -329,6 +336,135 @@ describe('spec-breaking switches: each breaks its one sentence', () => {
         const operation = reply.body.operation as Operation;
         expect((await post(company, path, { ...who, approval: operation }, body)).status).toBe(200);
       }
+    });
+  });
+
+  it('lock-per-revision: 3 "Whichever revision is approved, the Company MUST perform each operation at most once" (the API\'s and the tool\'s revision at once)', async () => {
+    await onAndOff('lock-per-revision', async (on, company) => {
+      const api = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+      const tool = parseOperation((await callTool(await mcpClient(company, ALEX), 'exchange_item', TOOL_ARGS)).structuredContent.operation);
+      expect(tool.operation_id).toBe(api.operation_id);
+      expect(tool.revision).not.toBe(api.revision);
+      const client = await mcpClient(company, ALEX);
+      await Promise.all([post(company, EXCHANGE_PATH, { ...ALEX, approval: api }, EXCHANGE_M), callTool(client, 'exchange_item', TOOL_ARGS, approvalOf(tool))]);
+      expect(company.state.performed.get(api.operation_id)).toBe(on ? 2 : 1);
+      expect(await exchangesOf(company)).toHaveLength(on ? 2 : 1);
+    });
+    // One revision approved several times at once still performs once: the lock holds for it.
+    const company = await companyBreaking('lock-per-revision');
+    const operation = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+    const replies = await Promise.all(Array.from({ length: 4 }, () => post(company, EXCHANGE_PATH, { ...ALEX, approval: operation }, EXCHANGE_M)));
+    expect(new Set(replies.map((r) => r.text)).size).toBe(1);
+    expect(company.state.performed.get(operation.operation_id)).toBe(1);
+  });
+
+  it('reply-to-repeated-approval: 7 "a new message with the same approval adds nothing" (a late reply)', async () => {
+    await onAndOff('reply-to-repeated-approval', async (on, company) => {
+      const { conversation, offer, before } = await approvedTwice(company);
+      // Nothing at once: the reply comes later.
+      expect(await companyMessages(company, conversation, ALEX)).toHaveLength(before.length);
+      await sleep(LATE_REPLY_MS + 200);
+      const after = await companyMessages(company, conversation, ALEX);
+      expect(after.length - before.length).toBe(on ? 1 : 0);
+      if (on) expect(after.at(-1).text).toMatch(/already done/);
+      expect(company.state.performed.get(offer.operation_id)).toBe(1);
+    });
+  });
+
+  it('reuse-operation-id-after-perform: 3 "the Company MUST NOT use it for another action" (the next exchange on the same order)', async () => {
+    await onAndOff('reuse-operation-id-after-perform', async (on, company) => {
+      const order = company.state.catalog.orders.get('ord_7Hk2')!;
+      order.items.push({ id: 'itm_9Zz', sku: 'stormline-s', status: 'active' });
+      const small = { item_id: 'itm_9Zz', replacement_sku: 'stormline-insulated-s' };
+      const first = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+      // Before the perform the other item has its own operation either way.
+      expect((await operationFor(company, EXCHANGE_PATH, ALEX, small)).operation_id).not.toBe(first.operation_id);
+      expect((await post(company, EXCHANGE_PATH, { ...ALEX, approval: first }, EXCHANGE_M)).status).toBe(200);
+      const next = await operationFor(company, EXCHANGE_PATH, ALEX, small);
+      expect(next.operation_id === first.operation_id).toBe(on);
+      expect(next.terms).toMatchObject({ item_id: 'itm_9Zz' });
+    });
+  });
+
+  it('lenient-declaration: 2 "MUST NOT return operations in response to a request that doesn\'t declare it" (the name without a String v)', async () => {
+    await onAndOff('lenient-declaration', async (on, company) => {
+      for (const declare of ['"operations"', '"operations";v=2', 'operations;v="2"']) {
+        const reply = await post(company, EXCHANGE_PATH, { ...ALEX, declare }, EXCHANGE_M);
+        expect(reply.body.error, declare).toBe(on ? 'approval_required' : 'extension_required');
+      }
+      // Another major version still doesn't declare it, and the declaration still does.
+      expect((await post(company, EXCHANGE_PATH, { ...ALEX, declare: '"operations";v="3"' }, EXCHANGE_M)).body.error).toBe('extension_required');
+      expect((await post(company, EXCHANGE_PATH, ALEX, EXCHANGE_M)).body.error).toBe('approval_required');
+    });
+  });
+
+  it('exact-version-only: 2 "Support means that the Company can return operations" (v="2.1" is version 2)', async () => {
+    await onAndOff('exact-version-only', async (on, company) => {
+      for (const declare of ['"operations";v="2.1"', '"payments";v="1", "operations";v="2.1"']) {
+        const reply = await post(company, EXCHANGE_PATH, { ...ALEX, declare }, EXCHANGE_M);
+        expect(reply.body.error, declare).toBe(on ? 'extension_required' : 'approval_required');
+      }
+      expect((await post(company, EXCHANGE_PATH, ALEX, EXCHANGE_M)).body.error).toBe('approval_required');
+      expect((await post(company, EXCHANGE_PATH, { ...ALEX, declare: '"operations";v="3"' }, EXCHANGE_M)).body.error).toBe('extension_required');
+    });
+  });
+
+  it('hold-before-approval: 3 "MUST NOT start the action before it receives an approval for it" (a card hold, the exchanges untouched)', async () => {
+    await onAndOff('hold-before-approval', async (on, company) => {
+      const operation = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+      await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+      const before = (await get(company, '/orders/ord_7Hk2', ALEX)).body.order;
+      expect(before.exchanges).toEqual([]);
+      expect(before.payments).toEqual(on ? [expect.objectContaining({ operation_id: operation.operation_id, status: 'held', amount: { amount: '70.00', currency: 'USD' } })] : []);
+      // The perform captures it: one payment per perform either way.
+      expect((await post(company, EXCHANGE_PATH, { ...ALEX, approval: operation }, EXCHANGE_M)).status).toBe(200);
+      const after = (await get(company, '/orders/ord_7Hk2', ALEX)).body.order;
+      expect(after.payments).toEqual([expect.objectContaining({ operation_id: operation.operation_id, status: 'captured' })]);
+      expect(after.exchanges).toHaveLength(1);
+    });
+  });
+
+  it('mcp-approval-as-rpc-error: 4 "The tool returns an error result, with isError set to true" (a JSON-RPC error instead)', async () => {
+    await onAndOff('mcp-approval-as-rpc-error', async (on, company) => {
+      const raw = await rawToolCall(company, ALEX, 'exchange_item', TOOL_ARGS);
+      expect(raw.status).toBe(200);
+      const operation = parseOperation(on ? raw.body.error.data.operation : raw.body.result.structuredContent.operation);
+      if (on) expect(raw.body.error).toMatchObject({ code: -32001, message: 'approval_required' });
+      else expect(raw.body.result.isError).toBe(true);
+      // The approval is still accepted through the tool.
+      const done = await rawToolCall(company, ALEX, 'exchange_item', TOOL_ARGS, approvalOf(operation));
+      expect(done.body.result.isError).toBeUndefined();
+      expect(company.state.performed.get(operation.operation_id)).toBe(1);
+    });
+  });
+
+  it('echo-expired-revision: 6 "A Company MUST NOT answer an approval with the revision it names" (an expired one only)', async () => {
+    await onAndOff('echo-expired-revision', async (on, company, clock) => {
+      const operation = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+      // A forged revision is never handed back, either way.
+      const forged = `${operation.revision.slice(0, -1)}${operation.revision.endsWith('Q') ? 'R' : 'Q'}`;
+      const refused = await post(company, EXCHANGE_PATH, { ...ALEX, approval: { operation_id: operation.operation_id, revision: forged } }, EXCHANGE_M);
+      expect(refused.body.operation.revision).not.toBe(forged);
+      clock.set(Date.parse(operation.expires_at) + 1_000);
+      const reply = await post(company, EXCHANGE_PATH, { ...ALEX, approval: operation }, EXCHANGE_M);
+      expect(reply.status).toBe(403);
+      expect(reply.body.operation.revision === operation.revision).toBe(on);
+      if (on) expect(reply.body.operation.expires_at).toBe(operation.expires_at);
+      expect(company.state.performed.get(operation.operation_id)).toBeUndefined();
+    });
+  });
+
+  it('date-member-only-last: 6 "Companies MUST ignore members of Poppy-Approval they don\'t recognize" (a Date before other members, as structured-headers 2.1.0 parses)', async () => {
+    await onAndOff('date-member-only-last', async (on, company) => {
+      const medium = await operationFor(company, EXCHANGE_PATH, ALEX, EXCHANGE_M);
+      const first = `future_date=@1659578233, operation_id="${medium.operation_id}", revision="${medium.revision}"`;
+      const reply = await post(company, EXCHANGE_PATH, { ...ALEX, approval: first }, EXCHANGE_M);
+      expect(reply.status).toBe(on ? 400 : 200);
+      if (on) expect(reply.body.error).toBe('invalid_approval');
+      // A Date at the very end is read either way.
+      const last = `operation_id="${medium.operation_id}", revision="${medium.revision}", future_date=@1659578233`;
+      expect((await post(company, EXCHANGE_PATH, { ...ALEX, approval: last }, EXCHANGE_M)).status).toBe(200);
+      expect(company.state.performed.get(medium.operation_id)).toBe(1);
     });
   });
 });

@@ -46,17 +46,23 @@ describe('testing mode: off by default', () => {
 });
 
 describe('testing mode: POST /testing/orders', () => {
-  it('creates an order of the signed-in account with one active Stormline Jacket (M), IDs shaped like IDs', async () => {
+  it('creates an order of the signed-in account with an active Stormline Jacket (M) and (S), IDs shaped like IDs', async () => {
     const company = await startCompany(new Clock(), { testing: true });
     const created = await post(company, '/testing/orders', ALEX, {});
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['item_id', 'order_id']);
+    expect(Object.keys(created.body).sort()).toEqual(['item_id', 'order_id', 'other_item_id']);
     expect(created.body.order_id).toMatch(/^ord_[A-Za-z0-9_-]{10}$/);
     expect(created.body.item_id).toMatch(/^itm_[A-Za-z0-9_-]{8}$/);
+    expect(created.body.other_item_id).toMatch(/^itm_[A-Za-z0-9_-]{8}$/);
+    expect(created.body.other_item_id).not.toBe(created.body.item_id);
     expect(created.body.order_id).toMatch(ID_PATTERN);
     const order = (await get(company, `/orders/${created.body.order_id}`, ALEX)).body.order;
-    expect(order.items).toEqual([{ id: created.body.item_id, sku: 'stormline-m', name: 'Stormline Jacket (M)', status: 'active' }]);
+    expect(order.items).toEqual([
+      { id: created.body.item_id, sku: 'stormline-m', name: 'Stormline Jacket (M)', status: 'active' },
+      { id: created.body.other_item_id, sku: 'stormline-s', name: 'Stormline Jacket (S)', status: 'active' },
+    ]);
     expect(order.exchanges).toEqual([]);
+    expect(order.payments).toEqual([]);
     // The account's: another account doesn't see it, a signed-out Session is challenged.
     expect((await get(company, `/orders/${created.body.order_id}`, SAM)).status).toBe(404);
     expect((await get(company, `/orders/${created.body.order_id}`, GUEST)).status).toBe(401);

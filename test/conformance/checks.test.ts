@@ -2,8 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createCompany, type SpecBreak } from '../../src/company/index';
+import { runConformance } from '../../src/conformance/run-conformance';
+import { parseScenario } from '../../src/conformance/scenario';
 import { CHECKS } from '../../src/conformance/checks/index';
-import { forgedRevision, UNKNOWN_MEMBERS } from '../../src/conformance/checks/section-6';
+import { parseDictionary } from 'structured-headers';
+import { DECLARED, UNDECLARED } from '../../src/conformance/checks/section-2';
+import { forgedRevision, unknownMemberProbes, UNKNOWN_MEMBERS } from '../../src/conformance/checks/section-6';
+import { Tally } from '../../src/conformance/conformance-run';
+import { operationInError } from '../../src/conformance/mcp-thread';
+import { parseExtensionsHeader } from '../../src/protocol/advertising-support';
 import { sameResponse } from '../../src/conformance/checks/section-7';
 import type { Answer } from '../../src/conformance/answer';
 import { parseDictionaryField } from '../../src/protocol/structured-fields';
@@ -68,6 +76,56 @@ describe('the checks of countersign conformance', () => {
     expect(sameResponse(said('message'), said('operation'))).toMatch(/nothing added/);
   });
 
+  it('section 7: "a new message with the same approval adds nothing": any Company message after it is something added', () => {
+    const said = (kind: Answer['kind']): Answer => ({ interface: 'conversation', kind, exchanges: [] });
+    expect(sameResponse(said('message'), said('message'))).toMatch(/nothing added, got a Company message without an operation/);
+    expect(sameResponse(said('message'), said('refused'))).toMatch(/nothing added/);
+  });
+
+  it('section 2: every UNDECLARED value declares no operations v2 and every DECLARED one does (a break can only be the Company\'s)', () => {
+    for (const value of UNDECLARED) if (value !== false) expect(parseExtensionsHeader(value), value).toBe(false);
+    for (const value of DECLARED) expect(parseExtensionsHeader(value), value).toBe(true);
+    // The ways of naming it without the String v the declaration has.
+    expect(UNDECLARED).toEqual(expect.arrayContaining(['"operations"', '"operations";v=2', 'operations;v="2"']));
+    expect(DECLARED).toEqual(expect.arrayContaining(['"operations";v="2.1"']));
+  });
+
+  it('section 6: each unknown-member probe is a valid approval, and one has the Date before the other members, which structured-headers 2.1.0 alone refuses', () => {
+    const operation = { operation_id: 'exc_1', revision: '1-a', summary: 's', expires_at: '2026-10-08T19:20:00Z' };
+    const probes = unknownMemberProbes(operation);
+    expect(probes).toHaveLength(UNKNOWN_MEMBERS.length + 1);
+    for (const [type, header] of probes) {
+      const parsed = parseDictionaryField(header);
+      expect(parsed.get('operation_id')?.[0], type).toBe('exc_1');
+      expect(parsed.get('revision')?.[0], type).toBe('1-a');
+    }
+    const [, dateFirst] = probes.find(([type]) => type === 'Date before the other members') as [string, string];
+    expect(dateFirst.startsWith('future_date=@1659578233, ')).toBe(true);
+    expect(() => parseDictionary(dateFirst)).toThrow();
+    expect(() => parseDictionary(`${dateFirst.slice('future_date=@1659578233, '.length)}, future_date=@1659578233`)).not.toThrow();
+  });
+
+  it('section 4: an operation in a JSON-RPC error or an HTTP approval_required body is still found (so section 4 breaks, not section 2)', () => {
+    const operation = { operation_id: 'exc_1' };
+    expect(operationInError({ code: -32001, message: 'approval_required', data: { operation } })).toBe(operation);
+    expect(operationInError({ code: -32001, message: 'x', data: { structuredContent: { operation } } })).toBe(operation);
+    expect(operationInError({ error: 'approval_required', operation })).toBe(operation);
+    expect(operationInError({ code: -32600, message: 'extension_required', data: { extension: 'operations' } })).toBeUndefined();
+    expect(operationInError({ error: 'invalid_request', operation })).toBeUndefined();
+    expect(operationInError('approval_required')).toBeUndefined();
+  });
+
+  it('outcome counters: performs are the most any counter grew, and every change is named', () => {
+    const before = new Tally(['exchanges', 'card payments'], [2, 0]);
+    expect(new Tally(before.names, [3, 1]).performsSince(before)).toBe(1);
+    expect(new Tally(before.names, [2, 1]).performsSince(before)).toBe(1);
+    expect(new Tally(before.names, [4, 1]).performsSince(before)).toBe(2);
+    expect(new Tally(before.names, [1, 0]).performsSince(before)).toBe(0);
+    expect(new Tally(before.names, [2, 0]).changesSince(before)).toBe('');
+    expect(new Tally(before.names, [2, 1]).changesSince(before)).toBe('card payments 0 → 1');
+    expect(new Tally(before.names, [3, 1]).changesSince(before)).toBe('exchanges 2 → 3, card payments 0 → 1');
+  });
+
   it('share src/protocol but never the reference Company or the agent SDK', () => {
     const dir = path.join(ROOT, 'src/conformance');
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
@@ -80,4 +138,28 @@ describe('the checks of countersign conformance', () => {
       }
     }
   });
+});
+
+describe('3-at-most-once-any-revision, one check against the reference Company', () => {
+  const SCENARIO = parseScenario(readFileSync(path.join(ROOT, 'docs/conformance/reference-company.json'), 'utf8'));
+
+  async function statusWith(name: SpecBreak | undefined): Promise<{ status: string; why: string }> {
+    const company = await createCompany({ testing: true });
+    try {
+      if (name !== undefined) company.faults.breaks.add(name);
+      const report = await runConformance({ company: company.url, scenario: SCENARIO, only: ['3-at-most-once-any-revision'] });
+      const [check] = report.checks;
+      return { status: check?.status ?? '', why: check?.findings.map((f) => f.reason ?? f.evidence.map((e) => e.why).join('; ')).join(' | ') ?? '' };
+    } finally {
+      await company.close();
+    }
+  }
+
+  it('holds on the reference Company, breaks when two revisions approved at once both perform, and leaves a Company with no lock at all to section 7', async () => {
+    const [clean, perRevision, noLock] = await Promise.all([statusWith(undefined), statusWith('lock-per-revision'), statusWith('perform-twice-concurrently')]);
+    expect(clean).toEqual({ status: 'holds', why: '' });
+    expect(perRevision.status).toBe('breaks');
+    expect(perRevision.why).toMatch(/api operation .* mcp operation .* approved at once: expected one perform at most, the outcome counts [2-9]/);
+    expect(noLock).toEqual({ status: 'not_exercised', why: expect.stringMatching(/see 7-at-most-once-concurrent/) });
+  }, 120_000);
 });

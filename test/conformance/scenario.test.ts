@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CountersignError } from '../../src/protocol/errors';
-import { atPointer, expand, parseScenario, scenarioJsonSchema } from '../../src/conformance/scenario';
+import { atPointer, expand, MAX_OUTCOME_COUNTERS, outcomeCounters, parseScenario, scenarioJsonSchema } from '../../src/conformance/scenario';
 
 const DOC = readFileSync(new URL('../../docs/conformance.md', import.meta.url), 'utf8');
 const FILE = readFileSync(new URL('../../docs/conformance/reference-company.json', import.meta.url), 'utf8');
@@ -50,6 +50,19 @@ describe('the scenario file (docs/conformance.md, "The scenario")', () => {
     expect(refusal(minimal({ api: { operation: { method: 'POST', path: '/orders/{{order}}/x' } } }))).toMatch(/\{\{order\}\}/);
     expect(() => parseScenario(minimal({ api: { operation: { method: 'POST', path: '/x/{{run}}' } }, cooperation: { performDelay: { request: { method: 'POST', path: '/d', body: { ms: '{{ms}}' } } } } }))).not.toThrow();
     expect(() => parseScenario(minimal({ fixtures: [{ order: 'ord_1' }], api: { operation: { method: 'POST', path: '/orders/{{order}}/x' } } }))).not.toThrow();
+  });
+
+  it('outcome: one counter as before, or several, each named or named by its pointer', () => {
+    const counter = { request: { method: 'GET', path: '/orders/1' }, count: '/order/exchanges' };
+    const one = parseScenario(minimal({ outcome: counter }));
+    expect(outcomeCounters(one)).toEqual([counter]);
+    const several = parseScenario(minimal({ outcome: [{ name: 'exchanges', ...counter }, { name: 'card holds', request: { method: 'GET', path: '/holds/{{run}}' }, count: '/holds' }] }));
+    expect(outcomeCounters(several).map((c) => c.name)).toEqual(['exchanges', 'card holds']);
+    expect(outcomeCounters(parseScenario(minimal()))).toEqual([]);
+    expect(refusal(minimal({ outcome: [] }))).toMatch(/outcome/);
+    expect(refusal(minimal({ outcome: Array.from({ length: MAX_OUTCOME_COUNTERS + 1 }, () => counter) }))).toMatch(/outcome/);
+    expect(refusal(minimal({ outcome: [counter, { ...counter, count: 'holds' }] }))).toMatch(/outcome/);
+    expect(refusal(minimal({ outcome: [counter, { ...counter, request: { method: 'GET', path: '/holds/{{hold}}' } }] }))).toMatch(/\{\{hold\}\}/);
   });
 
   it('expand: a whole-string variable keeps its JSON type, others are text', () => {

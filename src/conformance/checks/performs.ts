@@ -1,7 +1,7 @@
 import type { Operation } from '../../protocol/index';
 import type { Answer, Thread } from '../answer';
 import type { CheckContext } from '../check';
-import { NotExercised, type Action } from '../conformance-run';
+import { NotExercised, type Action, type Tally } from '../conformance-run';
 
 /**
  * Whether a request performed the action, as seen from outside: from the scenario's outcome
@@ -11,27 +11,30 @@ import { NotExercised, type Action } from '../conformance-run';
  */
 export class PerformWatch {
   readonly #action: Action;
-  #count: number | undefined;
+  #tally: Tally | undefined;
 
-  private constructor(action: Action, count: number | undefined) {
+  private constructor(action: Action, tally: Tally | undefined) {
     this.#action = action;
-    this.#count = count;
+    this.#tally = tally;
   }
 
   static async start(action: Action): Promise<PerformWatch> {
-    return new PerformWatch(action, await optionalCount(action));
+    return new PerformWatch(action, await optionalTally(action));
   }
 
   get counted(): boolean {
-    return this.#count !== undefined;
+    return this.#tally !== undefined;
   }
 
-  /** How many performs since the last call (or start); undefined when the outcome can't be read. */
+  /**
+   * How many performs since the last call (or start): the most any outcome counter grew, each
+   * counting one thing a perform does once. Undefined when the outcome can't be read.
+   */
   async delta(): Promise<number | undefined> {
-    if (this.#count === undefined) return undefined;
-    const now = await this.#action.count();
-    const delta = now - this.#count;
-    this.#count = now;
+    if (this.#tally === undefined) return undefined;
+    const now = await this.#action.tally();
+    const delta = now.performsSince(this.#tally);
+    this.#tally = now;
     return delta;
   }
 
@@ -45,9 +48,9 @@ export class PerformWatch {
   }
 }
 
-async function optionalCount(action: Action): Promise<number | undefined> {
+async function optionalTally(action: Action): Promise<Tally | undefined> {
   try {
-    return await action.count();
+    return await action.tally();
   } catch (cause) {
     if (cause instanceof NotExercised) return undefined;
     throw cause;

@@ -4,8 +4,20 @@ import { describeAnswer, type Check } from '../check';
 
 /** Section 2, "Advertising support". */
 
-/** Poppy-Extensions values that don't declare operations v2 ("A different major version doesn't count"). */
-export const UNDECLARED = [false, '"operations";v="3"', '"operations";v="1"', '"payments";v="2"'] as const;
+/**
+ * Poppy-Extensions values that don't declare operations v2: none, another major version ("A
+ * different major version doesn't count as support for this version"), another extension, and
+ * the name without the String `v` the declaration has (`"operations";v="2"`, section 2): no `v`,
+ * an Integer `v`, the name as a Token (docs/core-assumptions.md, "Request headers").
+ */
+export const UNDECLARED = [false, '"operations";v="3"', '"operations";v="1"', '"payments";v="2"', '"operations"', '"operations";v=2', 'operations;v="2"'] as const;
+
+/**
+ * Poppy-Extensions values that declare operations v2 besides the kit's own `"operations";v="2"`:
+ * a minor version of 2 (only "a different major version doesn't count"), and the declaration
+ * among other extensions, with a parameter of its own.
+ */
+export const DECLARED = ['"operations";v="2.1"', '"payments";v="1", "operations";v="2";note=1'] as const;
 
 function declaredAs(declare: string | false): string {
   return declare === false ? 'no Poppy-Extensions' : `Poppy-Extensions: ${declare}`;
@@ -34,7 +46,12 @@ export const section2: Check[] = [
     async run(context) {
       const action = await context.run.action();
       const answer = await action.thread(context.iface).ask('operation');
-      if (answer.rawOperation === undefined) context.breaks(`the scenario's operation request, declaring operations v2: expected an operation, got ${describeAnswer(answer)}`, answer);
+      if (answer.rawOperation === undefined) return context.breaks(`the scenario's operation request, declaring operations v2: expected an operation, got ${describeAnswer(answer)}`, answer);
+      // A new thread each: a conversation keeps the declaration it was opened with.
+      for (const declare of DECLARED) {
+        const declared = await action.thread(context.iface).ask('operation', { declare });
+        if (declared.rawOperation === undefined) context.breaks(`${declaredAs(declare)}: it declares operations v2, expected an operation, got ${describeAnswer(declared)}`, declared);
+      }
     },
   },
   {

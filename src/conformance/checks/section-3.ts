@@ -1,7 +1,8 @@
 import { canonicalJson, type Operation } from '../../protocol/index';
-import type { Answer } from '../answer';
+import type { Answer, Thread, Variant } from '../answer';
 import { approvalOf, describeAnswer, type Check, type CheckContext } from '../check';
-import type { SeenOperation } from '../conformance-run';
+import type { Action, SeenOperation } from '../conformance-run';
+import { PerformWatch } from './performs';
 
 /** Section 3, "The operation". */
 
@@ -22,6 +23,40 @@ function sharedRevisions(seen: SeenOperation[], differ: (a: Operation, b: Operat
     else if (differ(first.operation, item.operation)) pairs.push([first, item]);
   }
   return pairs;
+}
+
+interface Offer {
+  thread: Thread;
+  variant: Variant;
+  operation: Operation;
+  answer: Answer;
+}
+
+/**
+ * The operations one action gets: through each interface of the scenario, and (API, MCP) for its
+ * new terms too. A conversation's new terms replace its first offer, so there only the first.
+ */
+async function revisionsOfOneAction(context: CheckContext, action: Action): Promise<Offer[]> {
+  const offers: Offer[] = [];
+  for (const iface of context.run.interfaces()) {
+    const thread = action.thread(iface);
+    const variants: Variant[] = iface !== 'conversation' && context.run.scenario[iface]?.newTerms !== undefined ? ['operation', 'newTerms'] : ['operation'];
+    for (const variant of variants) {
+      const answer = await thread.ask(variant);
+      if (answer.operation !== undefined) offers.push({ thread, variant, operation: answer.operation, answer });
+    }
+  }
+  return offers;
+}
+
+/** Whether `times` approvals of one revision, sent at once on a fresh action, perform it more than once. */
+async function oneRevisionPerformsTwice(context: CheckContext, times: number): Promise<boolean> {
+  const action = await context.run.action();
+  const watch = await PerformWatch.start(action);
+  const thread = action.thread(context.iface);
+  const { operation } = await context.operation(thread);
+  await Promise.all(Array.from({ length: times }, () => thread.ask('operation', { approval: approvalOf(operation) })));
+  return ((await watch.delta()) ?? 0) > 1;
 }
 
 async function operationAndNewTerms(context: CheckContext): Promise<{ first: Operation; second: Operation; answers: Answer[] }> {
@@ -55,10 +90,18 @@ export const section3: Check[] = [
       const action = await context.run.action();
       const thread = action.thread(context.iface);
       const first = await context.operation(thread);
-      const other = (context.run.scenario[context.iface] as { otherAction?: unknown }).otherAction !== undefined
-        ? await context.operation(thread, 'otherAction')
-        : await context.operation((await context.run.action()).thread(context.iface));
-      if (first.operation.operation_id === other.operation.operation_id) context.breaks(`another action: expected another operation_id, got ${first.operation.operation_id} for both`, first.answer, other.answer);
+      const sameResource = (context.run.scenario[context.iface] as { otherAction?: unknown } | undefined)?.otherAction !== undefined;
+      const other = sameResource ? await context.operation(thread, 'otherAction') : await context.operation((await context.run.action()).thread(context.iface));
+      if (first.operation.operation_id === other.operation.operation_id) return context.breaks(`another action: expected another operation_id, got ${first.operation.operation_id} for both`, first.answer, other.answer);
+      if (!sameResource) return;
+      // The next action on the same resource once the first is done: a Company that keys its
+      // operations by the order, say, must not hand the performed one's ID on.
+      const done = await thread.ask('operation', { approval: approvalOf(first.operation) });
+      if (done.kind !== 'done') return;
+      const next = await thread.ask('otherAction');
+      if (next.operation?.operation_id === first.operation.operation_id) {
+        context.breaks(`the other action on the same resource, after ${first.operation.operation_id} was performed: expected another operation_id, got the performed one's`, first.answer, done, next);
+      }
     },
   },
   {
@@ -73,6 +116,31 @@ export const section3: Check[] = [
       for (const [a, b] of sharedRevisions(context.run.seen.filter((s) => s.where.startsWith(context.iface)), (x, y) => !sameTerms(x, y))) {
         context.breaks(`${a.where} and ${b.where}: other summary or terms, same revision ${a.operation.revision}`, a.exchange, b.exchange);
       }
+    },
+  },
+  {
+    id: '3-at-most-once-any-revision',
+    section: '3',
+    level: 'MUST',
+    sentence: 'Whichever revision is approved, the Company MUST perform each operation at most once',
+    scope: 'once',
+    async run(context) {
+      const action = await context.run.action();
+      const watch = await PerformWatch.start(action);
+      if (!watch.counted) context.notExercised('the scenario has no outcome request, so performs cannot be counted from outside');
+      const offers = await revisionsOfOneAction(context, action);
+      const revisions = new Set(offers.map((o) => o.operation.revision));
+      if (revisions.size < 2) context.notExercised(`one action got ${revisions.size} revision through ${context.run.interfaces().join(', ')}: nothing to approve side by side`);
+      // Every revision approved at once, each through the interface and request that returned it.
+      const answers = await Promise.all(offers.map((o) => o.thread.ask(o.variant, { approval: approvalOf(o.operation) })));
+      const performs = await watch.delta();
+      const what = offers.map((o) => `${o.thread.interface} ${o.variant} (${o.operation.revision})`).join(', ');
+      if (performs === 0) context.notExercised(`${what} approved at once: nothing was performed (see 6-performs)`);
+      if (performs === undefined || performs <= 1) return;
+      // Is it the revisions? One revision approved as many times at once, on another action: if
+      // that performs twice too, the Company has no lock at all, which 7-at-most-once-concurrent reports.
+      if (await oneRevisionPerformsTwice(context, offers.length)) context.notExercised('one revision approved as many times at once performs more than once too (see 7-at-most-once-concurrent)');
+      context.breaks(`${what} approved at once: expected one perform at most, the outcome counts ${performs}`, ...offers.map((o) => o.answer), ...answers);
     },
   },
   {
@@ -101,12 +169,13 @@ export const section3: Check[] = [
     scope: 'each',
     async run(context) {
       const action = await context.run.action();
-      const before = await action.count();
+      const before = await action.tally();
       const thread = action.thread(context.iface);
       const first = await context.operation(thread);
       const again = await thread.ask('operation');
-      const after = await action.count();
-      if (after !== before) context.breaks(`asked twice without an approval: the outcome went from ${before} to ${after} performs`, first.answer, again);
+      // Every counter: starting the action may show in one of them only (a card hold, not the order).
+      const changes = (await action.tally()).changesSince(before);
+      if (changes !== '') context.breaks(`asked twice without an approval: the outcome changed (${changes})`, first.answer, again);
     },
   },
   {
@@ -134,15 +203,15 @@ export const section3: Check[] = [
       const { operation, answer } = await context.operation(action.thread(context.iface));
       const other = action.thread(context.iface, context.run.caller('signed-out'));
       const plain = await other.ask('operation');
-      const before = await action.count().catch(() => undefined);
+      const watch = await PerformWatch.start(action);
       const withApproval = await other.ask('operation', { approval: approvalOf(operation) });
-      const after = await action.count().catch(() => undefined);
-      if (withApproval.kind === 'done' || (before !== undefined && after !== before)) {
-        return context.breaks(`another signed-out Session sent the approval: expected it handled as without one, got ${describeAnswer(withApproval)}${before === undefined ? '' : `, performs ${before} → ${after}`}`, answer, withApproval);
+      const performs = await watch.delta();
+      if (withApproval.kind === 'done' || (performs ?? 0) > 0) {
+        return context.breaks(`another signed-out Session sent the approval: expected it handled as without one, got ${describeAnswer(withApproval)}${performs === undefined ? '' : `, ${performs} performed`}`, answer, withApproval);
       }
       if (context.iface === 'conversation') {
         // An approval message is not the request for the action, so "as if it had no approval" has no plain twin to compare with.
-        if (before === undefined) context.notExercised('a conversation reply does not say whether it performed, and the scenario has no outcome request');
+        if (!watch.counted) context.notExercised('a conversation reply does not say whether it performed, and the scenario has no outcome request');
         return;
       }
       // Check 1 (section 6): "the Company handles the request as if it had no approval".

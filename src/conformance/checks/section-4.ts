@@ -39,8 +39,12 @@ export const section4: Check[] = [
     async run(context) {
       const action = await context.run.action();
       const { answer } = await context.operation(action.thread('mcp'));
-      if (answer.result?.isError !== true) context.breaks(`expected isError: true, got ${JSON.stringify(answer.result?.isError)}`, answer);
-      const content = answer.result?.content;
+      if (answer.result === undefined) {
+        const carrier = isObject(answer.rpcError) && typeof answer.rpcError.code === 'number' ? 'a JSON-RPC error' : `an HTTP ${answer.status} error body`;
+        return context.breaks(`expected a tool result with isError: true, got ${carrier} carrying the operation`, answer);
+      }
+      if (answer.result.isError !== true) context.breaks(`expected isError: true, got ${JSON.stringify(answer.result.isError)}`, answer);
+      const content = answer.result.content;
       const hasText = Array.isArray(content) && content.some((c) => isObject(c) && c.type === 'text' && typeof c.text === 'string' && c.text.trim() !== '');
       if (!hasText) context.breaks('expected the summary as text content, got no text', answer);
     },

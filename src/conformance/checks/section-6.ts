@@ -28,6 +28,16 @@ function withMembers(operation: Operation, extra: string[], parameters = ''): st
   return [`operation_id="${operation.operation_id}"${parameters}`, `revision="${operation.revision}"${parameters}`, ...extra].join(', ');
 }
 
+/**
+ * Each unknown member alone after the known ones, to name the one a Company refuses, and a Date
+ * before them: structured-headers 2.1.0, a parser Companies use, reads a Date only at the end of
+ * a field (src/protocol/structured-fields.ts works around it), so a Date is tried in both places.
+ */
+export function unknownMemberProbes(operation: Operation): Array<[string, string]> {
+  const date = UNKNOWN_MEMBERS.find(([type]) => type === 'Date')?.[1] as string;
+  return [...UNKNOWN_MEMBERS.map(([type, member]): [string, string] => [type, withMembers(operation, [member])]), ['Date before the other members', `${date}, ${withMembers(operation, [])}`]];
+}
+
 /** Another valid-looking revision: the last character changed. */
 export function forgedRevision(revision: string): string {
   const last = revision.at(-1);
@@ -96,9 +106,10 @@ export const section6: Check[] = [
       if (answer.kind === 'done') return;
       // Which of them: each one alone, each on a fresh action (one that is accepted performs it).
       const refused: string[] = [];
-      for (const [type, member] of UNKNOWN_MEMBERS) {
+      for (const index of unknownMemberProbes(operation).keys()) {
         const probe = await fresh(context);
-        const alone = await probe.thread.ask('operation', { rawApprovalHeader: withMembers(probe.operation, [member]) });
+        const [type, header] = unknownMemberProbes(probe.operation)[index] as [string, string];
+        const alone = await probe.thread.ask('operation', { rawApprovalHeader: header });
         if (alone.kind !== 'done') refused.push(type);
       }
       context.breaks(`unknown members and parameters: expected them ignored and the action done, got ${describeAnswer(answer)}${refused.length > 0 ? `; refused alone: ${refused.join(', ')}` : ''}`, first, answer);
@@ -208,10 +219,7 @@ export const section6: Check[] = [
     scope: 'each',
     late: true,
     async run(context) {
-      const { thread, operation, answer: first, watch } = await fresh(context);
-      const now = await context.run.advanceClock(0);
-      await context.run.advanceClock(Date.parse(operation.expires_at) - now + 1_500);
-      const answer = await thread.ask('operation', { approval: approvalOf(operation) });
+      const { operation, first, answer, watch } = await expiredApproval(context);
       await mustNotPerform(context, watch, `the approval after expires_at ${operation.expires_at}`, answer, first);
     },
   },
@@ -236,9 +244,16 @@ export const section6: Check[] = [
     level: 'MUST NOT',
     sentence: 'A Company MUST NOT answer an approval with the revision it names, so a Personal Agent never retries the same approval in a loop.',
     scope: 'each',
+    // The expired approval moves the Company's clock.
+    late: true,
     async run(context) {
       const probes = await check3Probes(context);
       if (context.run.scenario[context.iface]?.newTerms !== undefined) probes.push(await supersededProbe(context));
+      if (context.run.scenario.cooperation?.advanceClock !== undefined) {
+        // Check 3 fails on the expiry alone: the revision is otherwise one the Company returned, the easiest to hand back.
+        const expired = await expiredApproval(context);
+        probes.push({ what: `the approval after expires_at ${expired.operation.expires_at}`, named: expired.operation.revision, operationId: expired.operation.operation_id, answer: expired.answer, performed: false });
+      }
       for (const probe of probes) {
         if (probe.answer.operation?.revision === probe.named) context.breaks(`${probe.what}: the answer carries the revision the approval named, ${probe.named}`, probe.answer);
       }
@@ -274,6 +289,15 @@ export const section6: Check[] = [
     },
   },
 ];
+
+/** The approval of a fresh operation sent 1.5 s after its expires_at (cooperation.advanceClock), and what came back. */
+async function expiredApproval(context: CheckContext): Promise<{ operation: Operation; first: Answer; answer: Answer; watch: PerformWatch }> {
+  const { thread, operation, answer: first, watch } = await fresh(context);
+  const now = await context.run.advanceClock(0);
+  await context.run.advanceClock(Date.parse(operation.expires_at) - now + 1_500);
+  const answer = await thread.ask('operation', { approval: approvalOf(operation) });
+  return { operation, first, answer, watch };
+}
 
 /** An approval of terms the request no longer asks for (an earlier revision), and what came back. */
 async function supersededProbe(context: CheckContext): Promise<Check3Probe> {

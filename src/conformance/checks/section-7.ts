@@ -24,8 +24,9 @@ function saysTheSame(a: unknown, b: unknown): boolean {
 /** Whether a repeated answer says the same as the first (section 7), per interface. */
 export function sameResponse(first: Answer, again: Answer): string | undefined {
   if (again.interface === 'conversation') {
-    // "A new message with the same approval adds nothing": no new operation, no error.
-    return again.kind === 'operation' || again.kind === 'refused' ? `expected nothing added, got ${describeAnswer(again)}` : undefined;
+    // "A new message with the same approval adds nothing": no Company message at all after it,
+    // read for as long as a reply may take (docs/conformance.md, "Conversations").
+    return again.kind === 'silent' ? undefined : `expected nothing added, got ${describeAnswer(again)}`;
   }
   if (again.kind !== 'done') return `expected the action's ordinary answer again, got ${describeAnswer(again)}`;
   if (first.interface !== again.interface) return undefined;
@@ -93,7 +94,8 @@ export const section7: Check[] = [
     scope: 'each',
     async run(context) {
       const { action, thread, operation, done, first } = await performed(context);
-      const again = await thread.ask('operation', { approval: approvalOf(operation), expectReply: false });
+      // In a conversation the kit waits the whole reply timeout: a late reply is something added.
+      const again = await thread.ask('operation', { approval: approvalOf(operation) });
       const problem = sameResponse(done, again);
       if (problem !== undefined) context.breaks(`the same approval again: ${problem}`, first, done, again);
       if (context.iface === 'conversation') return;
@@ -116,10 +118,11 @@ export const section7: Check[] = [
     late: true,
     async run(context) {
       const { thread, operation, done, first, watch } = await performed(context);
-      const early = await thread.ask('operation', { approval: approvalOf(operation), expectReply: false });
+      // Each read for the whole reply timeout, so a late reply to one is not taken for the other's.
+      const early = await thread.ask('operation', { approval: approvalOf(operation) });
       const now = await context.run.advanceClock(0);
       await context.run.advanceClock(Date.parse(operation.expires_at) - now - 5_000);
-      const late = await thread.ask('operation', { approval: approvalOf(operation), expectReply: false });
+      const late = await thread.ask('operation', { approval: approvalOf(operation) });
       // Compared with the answer right after the perform, so that this check is about remembering only.
       const problem = early.kind === 'done' ? sameResponse(early, late) : early.kind === late.kind && early.status === late.status ? undefined : `right after the perform it got ${describeAnswer(early)}, now ${describeAnswer(late)}`;
       const delta = await watch.delta();
