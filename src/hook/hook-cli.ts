@@ -26,7 +26,7 @@ export interface HookCliDeps {
 }
 
 /** Beyond the prompt's expiry, how long the hook waits for Countersign before it denies on its own. */
-const GRACE_MS = 15_000;
+const GRACE_MS = 5_000;
 
 export async function runHookCli(deps: HookCliDeps): Promise<number> {
   let command: HookCommand;

@@ -183,12 +183,18 @@ export class FakeExtension extends ExtensionSide {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  static async start(): Promise<FakeExtension> {
+  /**
+   * `sparse`: the bridge runs without XDG_RUNTIME_DIR and TMPDIR, so it listens where an agent
+   * with a reduced environment looks too (/tmp/countersign-<uid>/, socket-path.ts).
+   */
+  static async start(options: { sparse?: boolean } = {}): Promise<FakeExtension> {
     const { runtimeDir, store, key } = await ExtensionSide.services();
+    const { XDG_RUNTIME_DIR: _runtime, TMPDIR: _tmp, ...inherited } = process.env;
+    const folders = options.sparse === true ? {} : { XDG_RUNTIME_DIR: runtimeDir, TMPDIR: runtimeDir };
     // Started as Chromium starts it: the extension's origin is the only argument.
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'bridge', 'main.ts'), EXTENSION_ORIGIN], {
       cwd: ROOT,
-      env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir, TMPDIR: runtimeDir, COUNTERSIGN_BRIDGE_LOG: 'warn' },
+      env: { ...inherited, ...folders, COUNTERSIGN_BRIDGE_LOG: 'warn' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const ext = new FakeExtension(runtimeDir, store, key, child);
