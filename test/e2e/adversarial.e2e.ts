@@ -326,3 +326,65 @@ test.describe('the tool-call card: what is signed is on screen in full before Ap
     await page.close();
   });
 });
+
+test.describe('the changed banner and the key facts: every change and every amount on screen whole', () => {
+  /** Two payout accounts of 70 characters that share their first 60. */
+  const shared = `DE89 3704 0044 0532 0130 00 ${'X'.repeat(32)}`;
+  const oldAccount = `${shared}OLD-ACCOUNT`;
+  const newAccount = `${shared}ATTACKER-01`;
+
+  test('finding 7: a new revision names every change whole; "and 2 more changes" opens the rest in the window', async () => {
+    const first = jacketOperation('rev1', 10 * 60_000, { operation_id: freshId() });
+    const terms = { ...first.terms, payout_account: oldAccount, fee_rate: 0.0003, refs: { a: 'r_1', b: 'r_2', c: 'r_3' } };
+    const firstAsk = ask(desk, { ...first, terms });
+    const page = await stack.approvalWindow();
+    await page.locator(`#content[data-painted-key*=" ${first.operation_id} "]`).waitFor();
+    const changed = { ...terms, payout_account: newAccount, fee_rate: 0.0004, price_difference: { amount: '700.00', currency: 'USD' }, refs: { a: 'r_9', b: 'r_8', c: 'r_3' } };
+    const secondAsk = ask(desk, { ...first, revision: 'rev2', terms: changed });
+    expect((await firstAsk).status).not.toBe('approved');
+    await page.locator(`#content[data-painted-key$=" rev2"]`).waitFor();
+    const banner = page.getByTestId('changed');
+    await expect(banner.locator('.changes').first().locator('li')).toHaveText([
+      'Price difference $70.00 → $700.00',
+      `Payout account ${oldAccount} → ${newAccount}`,
+      'Fee rate 0.0003 → 0.0004',
+    ]);
+    const more = banner.getByTestId('more-changes');
+    await expect(more.locator('li').first()).toBeHidden();
+    // The summary read to its end and the risk acknowledged, well past the arm delay: Approve still
+    // waits for the changes the banner does not list, and says so.
+    await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await page.locator('#risk-ack-box').check();
+    await page.waitForTimeout(1500);
+    await expect(page.locator('#approve')).toBeDisabled();
+    await expect(page.locator('#read-hint')).toHaveText('Open the other changes at the top to approve.');
+    await more.locator('summary').click();
+    await expect(more.locator('li')).toHaveText(['Refs A r_1 → r_9', 'Refs B r_2 → r_8']);
+    await expect(more.locator('li').last()).toBeVisible();
+    await page.screenshot({ path: 'test-results/adversarial-changed-banner.png' });
+    await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+    await expect(page.locator('#read-hint')).toBeHidden();
+    await page.locator('#decline').click();
+    expect((await secondAsk).status).toBe('declined');
+  });
+
+  test('finding 5: an amount with 101 decimals is shown as written, with a danger, and the other facts stay', async () => {
+    const huge = `700.${'0'.repeat(100)}1`;
+    const op = jacketOperation('rev1', 10 * 60_000, {
+      operation_id: freshId(),
+      summary: `Exchange the Stormline Jacket (M) on order ord_7Hk2 for $${huge} more.`,
+      terms: { order_id: 'ord_7Hk2', item_id: 'itm_4Qa', price_difference: { amount: huge, currency: 'USD' } },
+    });
+    const pending = ask(desk, op);
+    const page = await stack.approvalWindow();
+    await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+    await expect(page.getByTestId('money')).toHaveText(`${huge} USD`);
+    await expect(page.getByTestId('facts')).toContainText('ord_7Hk2');
+    await expect(page.getByTestId('risk')).toBeVisible();
+    await expect(page.getByTestId('findings').locator('.finding.danger')).toContainText([`${huge} USD`]);
+    await expect(page.getByTestId('you-approve')).toContainText(`${huge} USD`);
+    await page.screenshot({ path: 'test-results/adversarial-unformatted-amount.png', fullPage: true });
+    await page.locator('#decline').click();
+    expect((await pending).status).toBe('declined');
+  });
+});

@@ -122,6 +122,8 @@ class ApprovalWindow {
   private riskAcknowledged = false;
   /** The item whose summary's end has been on screen; it stays read until another item is shown. */
   private summaryReadFor: string | null = null;
+  /** The item whose changes behind "and N more changes" have been opened (docs/ui.md, "Changed"). */
+  private changesOpenedFor: string | null = null;
   /**
    * The tool call on the card, once its server, tool and arguments are known to hash to the item's
    * revision: the decision is signed for that revision, so it covers exactly what is shown.
@@ -362,17 +364,25 @@ class ApprovalWindow {
       summaryRead = true;
       this.gate.restart(now, this.focused());
     }
+    // A change the banner does not list is on screen only once "and N more changes" is opened:
+    // what is approved is on screen in full before Approve arms. Opening is a new look too.
+    const more = this.card?.card.querySelector<HTMLDetailsElement>('details.more-changes');
+    if (more?.open && this.changesOpenedFor !== view.key) {
+      this.changesOpenedFor = view.key;
+      this.gate.restart(now, this.focused());
+    }
+    const read = summaryRead && (!more || view.state !== 'pending' || this.changesOpenedFor === view.key);
     const left = deadlineOf(view.operation.expires_at) - now;
     const blocked = left <= 0 || !bridgeUp || view.state !== 'pending';
     const riskOk = !this.card?.risk.danger || this.riskAcknowledged;
     const signed = !view.toolCall || this.signedShown === view;
-    ui.approve.disabled = blocked || !riskOk || !summaryRead || !signed || !this.gate.ready(now);
+    ui.approve.disabled = blocked || !riskOk || !read || !signed || !this.gate.ready(now);
     // The fill shows the delay only while the delay is all that holds Approve back.
-    ui.approve.classList.toggle('arming', !blocked && riskOk && summaryRead && signed && !this.gate.ready(now));
+    ui.approve.classList.toggle('arming', !blocked && riskOk && read && signed && !this.gate.ready(now));
     ui.approve.style.setProperty('--armed', String(this.gate.progress(now)));
     ui.approve.setAttribute('aria-description', !blocked && !this.gate.ready(now) ? t('approveWaiting') : '');
-    ui.readHint.hidden = summaryRead || blocked;
-    ui.readHint.textContent = t('readToEnd');
+    ui.readHint.hidden = read || blocked;
+    ui.readHint.textContent = summaryRead ? t('openChangesToApprove') : t('readToEnd');
   }
 
   /** The time left, in words; a warning from 30 s before expiry, announced once. Stops after Approve. */
