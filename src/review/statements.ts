@@ -387,7 +387,10 @@ export function moneyMentions(text: string, mentions: readonly NumberMention[], 
     if (scale) values = values.map((v) => shiftUp(v, SCALE_PLACES[scale[1]!.toLowerCase()]!));
     if (places > 0) values = values.map((v) => shiftDown(v, places));
     const lead = text[start - 1];
-    const negative = (lead !== undefined && MINUS.test(lead) && !WORDLIKE.test(text[start - 2] ?? ' ')) || MINUS.test(text.slice(start, m.start));
+    const leadingMinus = lead !== undefined && MINUS.test(lead) && !WORDLIKE.test(text[start - 2] ?? ' ');
+    const negative = leadingMinus || MINUS.test(text.slice(start, m.start));
+    // The minus is part of the amount as the person reads it ("-$700.00"), so it is in the span.
+    if (leadingMinus) start -= 1;
     const previous = out[out.length - 1];
     // "twelve dollars and fifty cents": one amount, 12.5.
     if (previous && previous.places === 0 && places === 2 && /^[^\S\n]+and[^\S\n]+$/.test(text.slice(previous.end, m.start)) && values.length === 1 && Number(values[0]) < 1) {

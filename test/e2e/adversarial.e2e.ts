@@ -388,3 +388,24 @@ test.describe('the changed banner and the key facts: every change and every amou
     expect((await pending).status).toBe('declined');
   });
 });
+
+test.describe('the terms review: held-out misleading summaries', () => {
+  test('finding 9 and finding 8: "seven dollars" and a minus sign beside terms in "usd" are dangers in the window, and the last line shows $700.00', async () => {
+    const op = jacketOperation('rev1', 10 * 60_000, {
+      operation_id: freshId(),
+      summary: 'Upgrade to the Stormline Insulated Jacket (M) on order ord_7Hk2 for seven dollars.\n\nReference: -$700.00',
+      terms: { order_id: 'ord_7Hk2', price_difference: { amount: '700.00', currency: 'usd' } },
+    });
+    const pending = ask(desk, op);
+    const page = await stack.approvalWindow();
+    await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
+    const dangers = page.getByTestId('findings').locator('.finding.danger');
+    await expect(dangers.filter({ hasText: '"seven dollars"' })).toBeVisible();
+    await expect(dangers.filter({ hasText: '"-$700.00" as money you get or do not pay' })).toBeVisible();
+    await expect(page.getByTestId('findings')).not.toContainText('agree');
+    await expect(page.getByTestId('you-approve')).toContainText('$700.00');
+    await page.screenshot({ path: 'test-results/adversarial-heldout-summary.png', fullPage: true });
+    await page.locator('#decline').click();
+    expect((await pending).status).toBe('declined');
+  });
+});

@@ -177,7 +177,7 @@ describe('statesMoney', () => {
 describe('moneyMentions', () => {
   it('spans the sign, the number and the code', () => {
     expect(money('$70')).toEqual([{ start: 0, end: 3, numberStart: 1, numberEnd: 3, values: ['70'], currencies: ['USD'], negative: false }]);
-    expect(money('-$70')).toEqual([{ start: 1, end: 4, numberStart: 2, numberEnd: 4, values: ['70'], currencies: ['USD'], negative: true }]);
+    expect(money('-$70')).toEqual([{ start: 0, end: 4, numberStart: 2, numberEnd: 4, values: ['70'], currencies: ['USD'], negative: true }]);
     expect(money('70 USD')).toEqual([{ start: 0, end: 6, numberStart: 0, numberEnd: 2, values: ['70'], currencies: ['USD'], negative: false }]);
     expect(money('Pay 70 USD now')).toEqual([{ start: 4, end: 10, numberStart: 4, numberEnd: 6, values: ['70'], currencies: ['USD'], negative: false }]);
   });

@@ -786,7 +786,7 @@ describe('a charge denied in other words, or borne by someone else', () => {
 describe('which way a marked amount goes', () => {
   it('reads a minus sign on a charge as money to the person, and on a refund as a refund', () => {
     expect(review('Seat 2A: -$700.00.', { seat: usd('700.00') })).toEqual([
-      ['danger', 'direction-reversed', 'seat', 'The summary presents "$700.00" as money you get or do not pay ("Seat 2A: -$700.00."), but in the terms seat (700.00 USD) is a charge.'],
+      ['danger', 'direction-reversed', 'seat', 'The summary presents "-$700.00" as money you get or do not pay ("Seat 2A: -$700.00."), but in the terms seat (700.00 USD) is a charge.'],
     ]);
     expect(review('Refund: \u2212$45.00.', { refund: usd('45.00') })).toEqual([]);
   });
