@@ -1,4 +1,5 @@
 import { JSDOM } from 'jsdom';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Companion } from '../../src/agent';
 import { DirectExtension } from '../agent/harness';
 import { renderApprovalCard } from '../../src/extension/ui/approval-card';
+import { mountApprovalWindow } from '../../src/extension/ui/approval-window-page';
 import { showsSignedCall } from '../../src/extension/ui/tool-call-arguments';
 import { translator } from '../../src/extension/ui/i18n';
 import { toolCallAsRequest } from '../../src/extension/tool-call-request';
@@ -24,6 +26,7 @@ import {
 } from '../../src/protocol/tool-call';
 import { signToolCallDecision, toolCallDecisionClaims, verifyToolCallDecision } from '../../src/protocol/tool-call-decision';
 import { chromeGetMessage, englishMessages } from '../extension/ui/locale-table';
+import { baseSnapshot } from '../extension/ui/fake-browser';
 import { jacketView } from '../extension/ui/jacket-view';
 
 /**
@@ -184,6 +187,49 @@ describe('what the decision signs is what the card shows', () => {
     expect(await showsSignedCall(changed)).toBe(false);
     const error = await verifyToolCallDecision(jws, expected({ ...shownCall, arguments: changed.toolCall!.arguments })).catch((e: unknown) => e);
     expect(isCountersignError(error, 'ERR_DECISION_MISMATCH')).toBe(true);
+  });
+});
+
+describe('the approval window arms Approve only for the call the decision signs', () => {
+  /**
+   * The real window (entrypoints/approve) in a jsdom of its own, fed one snapshot as the
+   * background would. jsdom has no layout: every box is reported in view, so the end of the list
+   * counts as seen and only the check of the call shown can hold Approve back.
+   */
+  async function approveAfterDelay(view: ApprovalView): Promise<boolean> {
+    const html = readFileSync('entrypoints/approve/index.html', 'utf8').replace(/<script[^>]*><\/script>/g, '');
+    const { window } = new JSDOM(html, { pretendToBeVisual: true });
+    const doc = window.document;
+    doc.hasFocus = () => true;
+    window.HTMLElement.prototype.getBoundingClientRect = () => ({ top: 0, bottom: 100, height: 100, left: 0, right: 100, width: 100, x: 0, y: 0, toJSON: () => ({}) });
+    const get = chromeGetMessage(englishMessages());
+    const deliver: Array<(m: unknown) => void> = [];
+    const browser = {
+      i18n: { getMessage: (key: string, subs?: string | string[]) => (key === '@@ui_locale' ? 'en' : get(key, subs)), getUILanguage: () => 'en' },
+      runtime: { connect: () => ({ onMessage: { addListener: (f: (m: unknown) => void) => deliver.push(f) }, onDisconnect: { addListener: () => undefined } }), sendMessage: async () => ({ ok: true }) },
+    };
+    const intervals = vi.spyOn(globalThis, 'setInterval');
+    try {
+      mountApprovalWindow(doc, browser as never);
+      deliver[0]!({ snapshot: { ...baseSnapshot(), active: [view] } });
+      // Past the arm delay, counted from when the end of the list was first on screen.
+      await new Promise((r) => setTimeout(r, 1600));
+      return !doc.querySelector<HTMLButtonElement>('#approve')!.disabled;
+    } finally {
+      for (const r of intervals.mock.results) clearInterval(r.value as ReturnType<typeof setInterval>);
+      intervals.mockRestore();
+      window.close();
+    }
+  }
+
+  it('the call as asked: armed once the delay has run', async () => {
+    expect(await approveAfterDelay(await viewOf(call(pathHeavy(3))))).toBe(true);
+  });
+
+  it('one argument changed from what the revision names: never armed', async () => {
+    const view = await viewOf(call(pathHeavy(3)));
+    view.toolCall!.arguments.also_delete = '/';
+    expect(await approveAfterDelay(view)).toBe(false);
   });
 });
 
