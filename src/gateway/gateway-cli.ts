@@ -1,9 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
-import { Companion } from '../agent/index';
-import { formatPairingCode } from '../protocol/fingerprint';
-import { isCountersignError } from '../protocol/errors';
+import { pairFromCli } from '../agent/pair-from-cli';
 import { PACKAGE_VERSION } from '../protocol/package-version';
 import { CountersignLink, gatewayConfigDir } from './countersign-link';
 import { parseGatewayArgs, USAGE, type GatewayRun } from './gateway-args';
@@ -52,34 +50,8 @@ export async function runGatewayCli(deps: GatewayCliDeps): Promise<number> {
   }
 }
 
-async function pair(agentName: string, configDir: string, deps: GatewayCliDeps): Promise<number> {
-  let companion;
-  try {
-    companion = await Companion.connect({ agentName, configDir, env: deps.env });
-  } catch (error) {
-    deps.stderr.write(`countersign-mcp: could not reach Countersign: ${error instanceof Error ? error.message : String(error)}\nIs the browser with the Countersign extension open? Check with: countersign-bridge doctor\n`);
-    return 1;
-  }
-  try {
-    if (companion.paired) {
-      deps.stderr.write(`Already paired with Countersign (this gateway's key: ${companion.fingerprint}).\n`);
-      return 0;
-    }
-    const pairing = await companion.pair();
-    deps.stderr.write(
-      `Countersign opened a window asking to pair "${pairing.fingerprint}".\n` +
-        `Type this code there to confirm:  ${formatPairingCode(pairing.code)}\n` +
-        `Check that the window shows the key fingerprint ${pairing.fingerprint}.\n`,
-    );
-    await pairing.confirmed;
-    deps.stderr.write('Paired. Add countersign-mcp to your MCP client (see the README).\n');
-    return 0;
-  } catch (error) {
-    deps.stderr.write(`countersign-mcp: pairing did not complete: ${isCountersignError(error) ? error.message : String(error)}\n`);
-    return 1;
-  } finally {
-    await companion.close();
-  }
+function pair(agentName: string, configDir: string, deps: GatewayCliDeps): Promise<number> {
+  return pairFromCli({ command: 'countersign-mcp', thing: 'gateway', agentName, configDir, env: deps.env, stderr: deps.stderr, next: 'Paired. Add countersign-mcp to your MCP client (see the README).' });
 }
 
 async function run(command: GatewayRun, deps: GatewayCliDeps): Promise<number> {

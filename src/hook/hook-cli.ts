@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Companion, formatPairingCode, isCountersignError } from '../agent/index';
+import { pairFromCli } from '../agent/pair-from-cli';
 import { PACKAGE_VERSION } from '../protocol/package-version';
 import { hookAnswer, type HookDecision } from './hook-answer';
 import { parseHookArgs, USAGE, type HookCommand } from './hook-args';
@@ -107,34 +107,9 @@ function agentIn(argv: readonly string[]): HookAgent | undefined {
   return value === 'claude-code' || value === 'codex' || value === 'gemini' ? value : undefined;
 }
 
-async function pair(command: Extract<HookCommand, { command: 'pair' }>, deps: HookCliDeps): Promise<number> {
-  let companion;
-  try {
-    companion = await Companion.connect({ agentName: command.agentName, configDir: command.configDir, env: deps.env });
-  } catch (error) {
-    deps.stderr.write(`countersign-hook: could not reach Countersign: ${reasonOf(error)}\nCheck with: countersign-bridge doctor\n`);
-    return 1;
-  }
-  try {
-    if (companion.paired) {
-      deps.stderr.write(`Already paired with Countersign (this hook's key: ${companion.fingerprint}).\n`);
-      return 0;
-    }
-    const pairing = await companion.pair();
-    deps.stderr.write(
-      `Countersign opened a window asking to pair "${pairing.fingerprint}".\n` +
-        `Type this code there to confirm:  ${formatPairingCode(pairing.code)}\n` +
-        `Check that the window shows the key fingerprint ${pairing.fingerprint}.\n`,
-    );
-    await pairing.confirmed;
-    deps.stderr.write('Paired. Install the hook: countersign-hook install --agent claude-code|codex|gemini\n');
-    return 0;
-  } catch (error) {
-    deps.stderr.write(`countersign-hook: pairing did not complete: ${isCountersignError(error) ? error.message : String(error)}\n`);
-    return 1;
-  } finally {
-    await companion.close();
-  }
+function pair(command: Extract<HookCommand, { command: 'pair' }>, deps: HookCliDeps): Promise<number> {
+  const next = 'Paired. Install the hook: countersign-hook install --agent claude-code|codex|gemini';
+  return pairFromCli({ command: 'countersign-hook', thing: 'hook', agentName: command.agentName, configDir: command.configDir, env: deps.env, stderr: deps.stderr, next });
 }
 
 function report(deps: HookCliDeps, result: { ok: boolean; lines: string[] }): number {

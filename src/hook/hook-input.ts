@@ -21,32 +21,21 @@ const absolutePath = z.string().min(1).max(4096).refine((p) => p.startsWith('/')
 const toolName = z.string().min(1).max(256);
 const toolInput = z.record(z.string(), z.json(), { error: 'expected a JSON object' });
 
+/** What all three write: the session, the folder, the tool and its input. */
+const common = { session_id: z.string().max(256).optional(), cwd: absolutePath, tool_name: toolName, tool_input: toolInput };
+
 const claudeInputSchema = z.looseObject({
+  ...common,
   hook_event_name: z.literal('PreToolUse'),
-  session_id: z.string().max(256).optional(),
-  cwd: absolutePath,
-  tool_name: toolName,
-  tool_input: toolInput,
   tool_use_id: z.string().max(256).optional(),
   mcp_server: z.looseObject({ name: z.string().max(256) }).optional(),
 });
 
-const codexInputSchema = z.looseObject({
-  hook_event_name: z.literal('PreToolUse'),
-  session_id: z.string().max(256).optional(),
-  turn_id: z.string().max(256).optional(),
-  cwd: absolutePath,
-  tool_name: toolName,
-  tool_input: toolInput,
-  tool_use_id: z.string().max(256).optional(),
-});
+const codexInputSchema = z.looseObject({ ...common, hook_event_name: z.literal('PreToolUse'), turn_id: z.string().max(256).optional(), tool_use_id: z.string().max(256).optional() });
 
 const geminiInputSchema = z.looseObject({
+  ...common,
   hook_event_name: z.literal('BeforeTool'),
-  session_id: z.string().max(256).optional(),
-  cwd: absolutePath,
-  tool_name: toolName,
-  tool_input: toolInput,
   mcp_context: z.looseObject({ server_name: z.string().max(256), tool_name: z.string().max(256) }).optional(),
 });
 

@@ -16,6 +16,12 @@ const KINDS: Record<HookAgent, Record<string, ToolKind>> = {
     NotebookRead: 'read',
     TodoWrite: 'read',
     BashOutput: 'read',
+    // The session's own task list and agent list: nothing outside the session changes.
+    TaskCreate: 'read',
+    TaskGet: 'read',
+    TaskList: 'read',
+    TaskUpdate: 'read',
+    ListAgents: 'read',
     Bash: 'shell',
     Write: 'write',
     Edit: 'edit',
