@@ -9,8 +9,11 @@
  * raw echo two, so even a bridge that costs nothing itself is near 2x at p50 on an idle machine.
  * A third measurement, a pass-through relay process with the same hops that forwards bytes
  * without reading them, shows that floor; bridge ÷ pass-through is what the bridge's own work
- * (framing, validation, routing) adds. Nothing asserts: run with `npm run bench` (or
- * `npx tsx bench/bridge.bench.ts`).
+ * (framing, validation, routing) adds. A last row measures the same round trip for a trusted
+ * agent while another process floods the socket without authenticating (the adversarial review's
+ * flood: every other frame a 1 MB hello), against the same agent without it, and the bridge's
+ * memory before and after (docs/bridge-protocol.md section 5, "Before trust"). Nothing asserts:
+ * run with `npm run bench` (or `npx tsx bench/bridge.bench.ts`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +21,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
+import { residentBytes } from '../test/e2e/support/socket-flood.ts';
 
 import type { BenchResult } from './run';
 
@@ -54,10 +58,14 @@ function reader(stream, onMessage) {
   });
 }
 const answer = (q) => ({ type: 'version', v: 2, id: q.id, product: 'Countersign', extension_version: '0.1.0', protocol_versions: [2] });
+// The bench's own agent is welcomed as paired (no challenge: the bridge trusts a connection on the
+// extension's word alone); any other hello, a flood's, gets an unpaired welcome.
+const welcome = (h) => ({ type: 'welcome', v: 2, id: h.id, paired: h.agent_name === 'Bench agent', extension_key: { kty: 'OKP', crv: 'Ed25519', x: '33L538Y6mLHlg5hsBbt01W3lCSTPAlURxJi16Uva51M' } });
 if (mode === 'bridge') {
   const bridge = spawn(process.execPath, [bundle, 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil/'], { stdio: ['pipe', 'pipe', 'inherit'] });
   reader(bridge.stdout, (m) => {
-    if (m.type === 'bridge_ready') process.stdout.write('ready\n');
+    if (m.type === 'bridge_ready') process.stdout.write('ready ' + bridge.pid + '\n');
+    else if (m.type === 'relay' && m.message.type === 'hello') bridge.stdin.write(frame({ type: 'relay', v: 2, conn: m.conn, message: welcome(m.message) }));
     else if (m.type === 'relay' && m.message.type === 'version_query') bridge.stdin.write(frame({ type: 'relay', v: 2, conn: m.conn, message: answer(m.message) }));
     else if (m.type === 'relay' && m.message.type === 'approval_request') bridge.stdin.write(frame({ type: 'relay', v: 2, conn: m.conn, message: { type: 'decision', v: 2, id: m.message.id, status: 'declined' } }));
     else if (m.type === 'relay' && m.message.type === 'approval_sent') bridge.stdin.write(frame({ type: 'relay', v: 2, conn: m.conn, message: { type: 'ack', v: 2, id: m.message.id, sent: true } }));
@@ -110,14 +118,15 @@ function channel(write: (bytes: Uint8Array) => void, readable: NodeJS.ReadableSt
   };
 }
 
-function waitFor(stream: NodeJS.ReadableStream, text: string): Promise<void> {
+/** Resolves with everything read once `text` has been. */
+function waitFor(stream: NodeJS.ReadableStream, text: string): Promise<string> {
   return new Promise((resolve) => {
     let seen = '';
     const on = (d: Buffer) => {
       seen += d.toString();
       if (seen.includes(text)) {
         stream.off('data', on);
-        resolve();
+        resolve(seen);
       }
     };
     stream.on('data', on);
@@ -128,9 +137,9 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
 }
 
-async function bridgedChannel(script: string, bundle: string, runtimeDir: string): Promise<Channel> {
+async function bridgedChannel(script: string, bundle: string, runtimeDir: string): Promise<Channel & { bridgePid: number }> {
   const ext = spawn(process.execPath, [script, 'bridge', bundle, THUMBPRINT], { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stdio: ['pipe', 'pipe', 'inherit'] });
-  await waitFor(ext.stdout, 'ready');
+  const bridgePid = Number(/ready (\d+)/.exec(await waitFor(ext.stdout, '\n'))?.[1]);
   const socket = net.connect(path.join(runtimeDir, 'countersign', `${THUMBPRINT}.sock`));
   await new Promise<void>((r) => socket.once('connect', () => r()));
   socket.setNoDelay(true);
@@ -143,10 +152,13 @@ async function bridgedChannel(script: string, bundle: string, runtimeDir: string
       await exited(ext);
     },
   );
-  // bridge_info comes first.
+  // bridge_info comes first; then the agent is trusted, as a paired one is after its handshake.
   await c.next();
-  return c;
+  c.send({ type: 'hello', v: 2, id: 'h_bench', versions: [2], agent_name: 'Bench agent', agent_key: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' } });
+  await c.next();
+  return { ...c, bridgePid };
 }
+
 
 async function passThroughChannel(script: string, socketPath: string): Promise<Channel> {
   const relay = spawn(process.execPath, [script, 'relay', socketPath], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -211,6 +223,45 @@ async function measure(c: Channel, make: (i: number) => unknown, rounds: number,
 }
 
 const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * A trusted agent's round trip while the hostile process of the end-to-end tests floods the
+ * socket on 4 connections without authenticating, against the same agent just before.
+ */
+async function underFlood(script: string, bundle: string, query: (i: number) => unknown): Promise<BenchResult> {
+  const runtimeDir = mkdtempSync(path.join('/tmp', 'cs-bench-rt-'));
+  try {
+    const agent = await bridgedChannel(script, bundle, runtimeDir);
+    const calm = await measure(agent, query, 1000, 200, 200);
+    const before = residentBytes(agent.bridgePid);
+    const hostile = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/e2e/support/hostile-agent.ts'), 'frames', '4'], {
+      env: { ...process.env, HOME: runtimeDir, XDG_RUNTIME_DIR: runtimeDir },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    await waitFor(hostile.stdout, 'flooding');
+    await new Promise((r) => setTimeout(r, 500));
+    const flooded = await measure(agent, query, 1000, 0, 200);
+    const during = residentBytes(agent.bridgePid);
+    const report = waitFor(hostile.stdout, '"frames"');
+    hostile.stdin.end();
+    const floodLine = (await report).split('\n').find((l) => l.includes('"frames"')) ?? '{}';
+    const flood = JSON.parse(floodLine) as { bytesSent?: number; connections?: number };
+    await exited(hostile);
+    await agent.close();
+    return {
+      name: 'bridge round trip p50, trusted agent under a flood',
+      baseline: 'the same agent without it',
+      ratio: flooded.p50 / calm.p50,
+      goal: '≤ 2x',
+      detail:
+        `p50 ${fmt(flooded.p50)} vs ${fmt(calm.p50)}, p99 ${fmt(flooded.p99)} vs ${fmt(calm.p99)}; the flood sent ${mb(flood.bytesSent ?? NaN)} on ${flood.connections ?? NaN} connections; ` +
+        `bridge RSS ${mb(before)} before, ${mb(during)} during`,
+    };
+  } finally {
+    rmSync(runtimeDir, { recursive: true, force: true });
+  }
+}
 
 export async function run(): Promise<BenchResult[]> {
   const work = mkdtempSync(path.join('/tmp', 'cs-bench-'));
@@ -283,6 +334,7 @@ export async function run(): Promise<BenchResult[]> {
     const ackStats = await measure(acked, sent, 1000, 200, 200);
     await acked.close();
     rmSync(runtimeDir, { recursive: true, force: true });
+    results.push(await underFlood(script, bundle, query));
     const silences: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();

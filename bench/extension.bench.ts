@@ -5,15 +5,20 @@
  * - toolbar popup first paint with 100,000 history records against 100 (goal ≤ 1.5x);
  * - sizes: the Chrome zip (goal ≤ 120 kB) and the approval window's JavaScript gzipped (≤ 60 kB);
  * - native round trip (agent → bridge → extension → agent) and time-to-window in Chromium and
- *   Firefox, side by side (printed, no goal).
+ *   Firefox, side by side (printed, no goal);
+ * - time to window in Chromium while another process floods the bridge's socket without
+ *   authenticating (test/e2e/support/hostile-agent.ts `frames`), against the same without it
+ *   (goal ≤ 2x at p50), with the bridge's memory before and during.
  * Every number is measured in this run; nothing is asserted.
  */
+import { spawn } from 'node:child_process';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import type { Page as PwPage } from '@playwright/test';
 import { Stack, jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from '../test/e2e/support/stack';
 import { FirefoxStack } from '../test/e2e/support/firefox';
+import { bridgeRss } from '../test/e2e/support/socket-flood';
 import type { Companion } from '../src/agent/index.ts';
 import type { BenchResult } from './run';
 
@@ -37,6 +42,35 @@ async function roundTrips(socketPath: string, n: number): Promise<number[]> {
   }
   raw.close();
   return times;
+}
+
+/**
+ * Time to window while the hostile agent process floods the socket on 4 connections with
+ * well-formed hellos, every other one of 1 MB, never authenticating: the adversarial review's flood.
+ */
+async function underFlood(stack: Stack, agent: Companion, calm: number[]): Promise<BenchResult> {
+  const before = bridgeRss(stack.root);
+  const hostile = spawn(process.execPath, ['--import', 'tsx', 'test/e2e/support/hostile-agent.ts', 'frames', '4'], { env: { ...process.env, ...stack.env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  hostile.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  while (!out.includes('flooding')) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 1000));
+  const flooded = await timeToWindow(agent, pwWindow(stack), 15);
+  const during = bridgeRss(stack.root);
+  const ended = new Promise((r) => hostile.once('exit', r));
+  hostile.stdin.end();
+  await ended;
+  const report = JSON.parse(out.split('\n').find((l) => l.includes('"frames"')) ?? '{}') as { bytesSent?: number; connections?: number };
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return {
+    name: 'Chromium: time to window under flood / without',
+    baseline: 'the same agent without the flood',
+    ratio: quantile(flooded, 0.5) / quantile(calm, 0.5),
+    goal: '≤ 2x at p50',
+    detail:
+      `p50 ${fmt(quantile(flooded, 0.5))} vs ${fmt(quantile(calm, 0.5))}; p99 ${fmt(quantile(flooded, 0.99))} vs ${fmt(quantile(calm, 0.99))} (n=15 each); ` +
+      `the flood sent ${mb(report.bytesSent ?? NaN)} on ${report.connections ?? NaN} connections; bridge RSS ${mb(before)} before, ${mb(during)} during`,
+  };
 }
 
 /** Runs in the approval window: when it painted the summary of `operationId` (wall clock), or null. */
@@ -162,6 +196,7 @@ async function chromium(): Promise<{ results: BenchResult[]; rt: number[]; ttw: 
       goal: '≤ 1.2x at p50',
       detail: `p50 ${fmt(quantile(ttw, 0.5))} vs ${fmt(quantile(bare, 0.5))}; p90 ${fmt(quantile(ttw, 0.9))} vs ${fmt(quantile(bare, 0.9))} (n=15 each)`,
     });
+    results.push(await underFlood(stack, agent, ttw));
 
     // Popup first paint: 100 history records, then 100,000 (written straight into IndexedDB).
     const seed = async (count: number) => {

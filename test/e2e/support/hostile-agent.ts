@@ -5,6 +5,9 @@
  *
  *   hostile-agent.ts pair <name>     asks to pair under <name>; prints offered / paired / refused
  *   hostile-agent.ts flood <count>   asks to pair on <count> connections at once; prints flood
+ *   hostile-agent.ts frames <count>  floods the socket on <count> connections at once with well-formed
+ *                                    hellos, every other one of 1 MB, never authenticating (socket-flood.ts);
+ *                                    prints flooding, then frames when its stdin closes
  *
  * The socket and private folders come from the environment (HOME, XDG_RUNTIME_DIR), as for the
  * test's own agents.
@@ -12,6 +15,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Companion, isCountersignError } from '../../../src/agent/index.ts';
+import { floodSocket, reviewFloodFrame, type FloodStats } from './socket-flood.ts';
 import { waitForSocket, type StackEnv } from './stack.ts';
 
 const [mode, arg = ''] = process.argv.slice(2);
@@ -25,6 +29,8 @@ async function connect(name: string): Promise<Companion> {
 }
 
 const open: Companion[] = [];
+const stopFlood = new AbortController();
+let flooding: Promise<FloodStats> | undefined;
 try {
   if (mode === 'pair') {
     const agent = await connect(arg);
@@ -50,6 +56,9 @@ try {
       offered: results.filter((r) => r.status === 'fulfilled').length,
       refused: [...connected, ...results].flatMap((r) => (r.status === 'rejected' ? [codeOf(r.reason)] : [])),
     });
+  } else if (mode === 'frames') {
+    flooding = floodSocket({ socketPath: await waitForSocket(env), parallel: Number(arg), frame: reviewFloodFrame(), signal: stopFlood.signal });
+    say({ event: 'flooding' });
   } else {
     say({ event: 'error', message: `unknown mode ${mode}` });
   }
@@ -60,6 +69,13 @@ try {
 process.stdin.resume();
 process.stdin.on('end', () => {
   void (async () => {
+    stopFlood.abort();
+    if (flooding !== undefined) {
+      const stats = await flooding;
+      const line = JSON.stringify({ event: 'frames', connections: stats.connections, framesSent: stats.framesSent, bytesSent: stats.bytesSent, codes: stats.codes });
+      // Written before exiting: stdout is a pipe, asynchronous.
+      await new Promise((r) => process.stdout.write(`${line}\n`, r));
+    }
     for (const a of open) await a.close().catch(() => undefined);
     process.exit(0);
   })();
