@@ -409,3 +409,51 @@ test.describe('the terms review: held-out misleading summaries', () => {
     expect((await pending).status).toBe('declined');
   });
 });
+
+test.describe('the bridge under a flood: a process that never authenticates', () => {
+  const MB = 1024 * 1024;
+  const bridgeRssOfStack = async () => (await import('./support/socket-flood')).bridgeRss(stack.root);
+
+  /** `n` prompts of the paired agent, each from requestApproval until its summary is painted (ms), each declined. */
+  async function prompts(n: number): Promise<number[]> {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const op = jacketOperation('rev1', 10 * 60_000, { operation_id: freshId() });
+      const t0 = Date.now();
+      const pending = ask(desk, op);
+      const page = await stack.approvalWindow(30_000);
+      await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor({ timeout: 30_000 });
+      times.push(Date.now() - t0);
+      await page.locator('#decline').click();
+      expect((await pending).status).toBe('declined');
+    }
+    return times.sort((a, b) => a - b);
+  }
+
+  test('finding 1 (flood): 1 MB frames before authentication on four connections; every prompt of the paired agent arrives, nothing reaches the person, the bridge stays small', async () => {
+    test.setTimeout(180_000);
+    const calm = await prompts(7);
+    const before = await bridgeRssOfStack();
+    const h = hostile('frames', '4');
+    expect((await h.next()).event).toBe('flooding');
+    await new Promise((r) => setTimeout(r, 1000));
+    const flooded = await prompts(7);
+    const during = await bridgeRssOfStack();
+    h.stop();
+    const report = (await h.next()) as HostileEvent & { bytesSent?: number; connections?: number; codes?: Record<string, number> };
+    expect(report.event).toBe('frames');
+    // The flood ran the whole time, and the bridge refused its large frames unread.
+    expect(report.bytesSent).toBeGreaterThan(16 * MB);
+    expect(report.codes?.['ERR_FRAME_TOO_LARGE']).toBeGreaterThan(0);
+    // A bridge that relays the flood grows by hundreds of MB in seconds (53 MB to 948 MB in the review);
+    // this one holds none of it, only read buffers awaiting the collector.
+    expect(during - before).toBeLessThan(96 * MB);
+    // Nothing of it is in front of the person: only hellos were relayed, and no pairing was asked.
+    const page = await stack.approvalWindow();
+    await expect(page.getByTestId('pairing')).toHaveCount(0);
+    const p = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+    const line = `time to window p50 ${p(flooded, 0.5)} ms, p99 ${p(flooded, 0.99)} ms under the flood vs p50 ${p(calm, 0.5)} ms, p99 ${p(calm, 0.99)} ms without; bridge RSS ${(before / MB).toFixed(1)} MB before, ${(during / MB).toFixed(1)} MB during; the flood sent ${((report.bytesSent ?? 0) / MB).toFixed(0)} MB on ${report.connections} connections`;
+    test.info().annotations.push({ type: 'flood', description: line });
+    console.log(line);
+  });
+});
