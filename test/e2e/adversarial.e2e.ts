@@ -314,7 +314,11 @@ test.describe('the tool-call card: what is signed is on screen in full before Ap
     const result = await asked;
     expect(result.status).toBe('approved');
     // The SDK verified the decision against exactly these arguments: also_delete included.
-    if (result.status === 'approved') expect(result.decision.arguments_sha256).toBe(await digestToolArguments(args));
+    if (result.status !== 'approved') return;
+    expect(result.decision.arguments_sha256).toBe(await digestToolArguments(args));
+    // As the gateway does: marked sent, then its outcome, so the item leaves the window.
+    expect(await desk.markToolCallSent(result)).toBe(true);
+    await desk.reportToolCallOutcome({ callId: result.callId, revision: result.revision, outcome: 'performed' });
   });
 
   test('a call too large to show whole is refused with ERR_TOOL_CALL_TOO_LARGE, and no window item appears', async () => {
