@@ -172,8 +172,12 @@ export class Conversations {
   #offer(conversation: Conversation, caller: Caller, declared: boolean, text: string): void {
     const order = this.#orderFor(conversation, caller, text);
     if (typeof order === 'string') return this.#say(conversation, order);
-    const previous = conversation.current?.orderId === order.id ? conversation.current : undefined;
-    const item = order.items.find((i) => i.id === previous?.itemId) ?? order.items.find((i) => i.status === 'active');
+    const discussed = conversation.current?.orderId === order.id ? conversation.current : undefined;
+    // An item the message names ("item itm_9Zz") is another exchange than the one under discussion.
+    const named = /\b(itm_[A-Za-z0-9_-]+)/.exec(text)?.[1];
+    if (named !== undefined && !order.items.some((i) => i.id === named)) return this.#say(conversation, `I can't find item ${named} on order ${order.id}.`);
+    const item = order.items.find((i) => i.id === (named ?? discussed?.itemId)) ?? order.items.find((i) => i.status === 'active');
+    const previous = discussed?.itemId === item?.id ? discussed : undefined;
     const current = item === undefined ? undefined : this.#context.catalog.products.get(item.sku);
     if (item === undefined || current === undefined) return this.#say(conversation, `There is nothing left to exchange on order ${order.id}.`);
     const previousProduct = previous === undefined ? undefined : this.#context.catalog.products.get(previous.sku);

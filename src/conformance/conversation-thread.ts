@@ -72,7 +72,7 @@ export class ConversationThread implements Thread {
   }
 
   #textFor(variant: Variant): string {
-    const template = variant === 'newTerms' ? this.#scenario.newTerms : variant === 'operation' ? this.#scenario.operation : undefined;
+    const template = this.#scenario[variant];
     if (template === undefined) throw new Error(`the scenario has no conversation.${variant}`);
     return expand(template.text, this.#variables);
   }

@@ -101,6 +101,8 @@ export const scenarioSchema = z.strictObject({
       events: z.strictObject({ path: pathSchema, list: pointerSchema }),
       operation: textMessageSchema,
       newTerms: textMessageSchema.optional(),
+      /** A message asking for another action on the same resource (another item of the order). */
+      otherAction: textMessageSchema.optional(),
       /** How long to wait for the Company Agent's reply, and for silence (ms). */
       replyTimeoutMs: z.int().min(100).max(60_000).default(5_000),
       quietMs: z.int().min(0).max(10_000).default(300),

@@ -383,6 +383,14 @@ describe('spec-breaking switches: each breaks its one sentence', () => {
       const next = await operationFor(company, EXCHANGE_PATH, ALEX, small);
       expect(next.operation_id === first.operation_id).toBe(on);
       expect(next.terms).toMatchObject({ item_id: 'itm_9Zz' });
+      // In a conversation, the Company Agent offers the item the message names.
+      const conversation = await openConversation(company, ALEX);
+      await send(company, conversation, ALEX, message('Please exchange item itm_9Zz on order ord_7Hk2 for the insulated version in size S.'));
+      const [offer] = await offeredOperations(company, conversation, ALEX);
+      expect(offer?.terms).toMatchObject({ item_id: 'itm_9Zz', replacement_sku: 'stormline-insulated-s' });
+      expect(offer?.operation_id === first.operation_id).toBe(on);
+      await send(company, conversation, ALEX, message('Please exchange item itm_nope on order ord_7Hk2.'));
+      expect((await companyMessages(company, conversation, ALEX)).at(-1).text).toBe("I can't find item itm_nope on order ord_7Hk2.");
     });
   });
 

@@ -97,7 +97,7 @@ export const section3: Check[] = [
       // The next action on the same resource once the first is done: a Company that keys its
       // operations by the order, say, must not hand the performed one's ID on.
       const done = await thread.ask('operation', { approval: approvalOf(first.operation) });
-      if (done.kind !== 'done') return;
+      if (done.kind !== (context.iface === 'conversation' ? 'message' : 'done')) return;
       const next = await thread.ask('otherAction');
       if (next.operation?.operation_id === first.operation.operation_id) {
         context.breaks(`the other action on the same resource, after ${first.operation.operation_id} was performed: expected another operation_id, got the performed one's`, first.answer, done, next);
