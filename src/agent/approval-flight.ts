@@ -115,7 +115,7 @@ export async function fromJournal(state: CompanionState, entry: JournalEntry, op
   if (claims.status !== entry.status) throw new CountersignError('ERR_DECISION_MISMATCH', 'journal: the stored status does not match the signed decision');
   if (claims.status === 'declined') return { status: 'declined', decision: claims, jws: entry.jws, stored: true };
   // A stored approval without the person's passkey does not answer a request that requires it.
-  if (userVerification && entry.user_verified !== true) throw new CountersignError('ERR_PASSKEY_INVALID', 'journal: this revision was approved without the person\'s passkey; it cannot answer a request that requires one');
+  if ((userVerification || state.passkey.current?.required === true) && entry.user_verified !== true) throw new CountersignError('ERR_PASSKEY_INVALID', 'journal: this revision was approved without the person\'s passkey; it cannot answer a request that requires one');
   return { status: 'approved', approval: { operation_id: claims.operation_id, revision: claims.revision }, decision: claims, jws: entry.jws, stored: true, userVerified: entry.user_verified === true };
 }
 
@@ -143,9 +143,11 @@ export async function onDecision(state: CompanionState, m: Decision): Promise<vo
       seenNonces: state.journal.nonces,
     });
     if (claims.status !== m.status) throw new CountersignError('ERR_DECISION_MISMATCH', 'decision.status: the message and the signed decision disagree');
-    // A request that asked for the passkey is approved only with an assertion that verifies;
-    // an assertion that came unasked is checked too, so `userVerified` never claims what did not verify.
-    if (claims.status === 'approved' && (flight.userVerification || m.passkey_assertion !== undefined)) await state.passkey.verify(claims, m.passkey_assertion);
+    // A request that asked for the passkey, or any while the person requires it for this agent, is
+    // approved only with an assertion that verifies; an assertion that came unasked is checked
+    // too, so `userVerified` never claims what did not verify.
+    const needed = flight.userVerification || state.passkey.current?.required === true;
+    if (claims.status === 'approved' && (needed || m.passkey_assertion !== undefined)) await state.passkey.verify(claims, m.passkey_assertion);
   } catch (error) {
     // A signed decision that arrived after the revision expired: the Company would refuse it (section 3).
     if (isCountersignError(error, 'ERR_DECISION_EXPIRED')) return flight.finish({ status: 'expired' });

@@ -114,7 +114,9 @@ export class CompanionState {
     }
     this.unpinnedPasskey = undefined;
     try {
-      if (await this.passkey.accept(jws, this.pin.key, this.key.thumbprint)) this.events.emit('passkeyChanged', this.passkey.current?.passkey ?? null);
+      const changed = await this.passkey.accept(jws, this.pin.key, this.key.thumbprint);
+      if (changed.passkey) this.events.emit('passkeyChanged', this.passkey.current?.passkey ?? null);
+      if (changed.required) this.events.emit('passkeyRequirementChanged', this.passkey.current?.required === true);
     } catch (error) {
       this.events.emit('protocolError', isCountersignError(error) ? error : new CountersignError('ERR_DECISION_INVALID', 'passkey announcement: could not be verified', { cause: error }));
     }

@@ -110,6 +110,12 @@ export interface CompanionEvents {
   passkeyChanged: [passkey: PasskeyCredential | null];
 }
 
+  /**
+   * The person started or stopped requiring their passkey for every approval of this agent, as
+   * the extension announced it (signed): while `required`, no approval counts without a verified
+   * assertion, whatever the request asked.
+   */
+  passkeyRequirementChanged: [required: boolean];
 /**
  * An `error` message from the extension or the bridge, as a typed error. `code` is the remote code
  * when this version knows it (otherwise ERR_REMOTE, with the remote one in `remoteCode`:

@@ -164,6 +164,15 @@ export class Companion extends EventEmitter<CompanionEvents> {
     return this.state.passkey.current?.passkey;
   }
 
+  /**
+   * Whether the person requires their passkey for every approval of this agent, as the extension
+   * last announced it: then an approval without a verified assertion is refused (ERR_PASSKEY_INVALID)
+   * even for a request that did not ask for one.
+   */
+  get passkeyRequired(): boolean {
+    return this.state.passkey.current?.required === true;
+  }
+
   /** Thumbprint of the extension's key, as this connection's welcome carried it. */
   get extensionKeyThumbprint(): string | undefined {
     return this.state.extensionKeyThumbprint;

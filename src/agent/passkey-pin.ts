@@ -9,7 +9,8 @@ import { readPrivateFile, writePrivateFileAtomic, type PrivacyContext } from './
  * The person's passkey as this agent pinned it (docs/agent-sdk.md, "Passkey-verified approvals"):
  * learned only from announcements signed by the extension key pinned at pairing, kept in
  * `passkey.json` beside that pin, with the newest announcement's `iat` (an older one is refused)
- * and the authenticator's signature counter (a counter that goes back is a cloned authenticator).
+ * and the authenticator's signature counter (a counter that goes back is a cloned authenticator),
+ * and whether the person requires the passkey for every approval of this agent.
  */
 
 export const PASSKEY_FILE = 'passkey.json';
@@ -21,12 +22,22 @@ const passkeyFileSchema = z.strictObject({
   iat: z.int().min(0),
   passkey: passkeyCredentialSchema.nullable(),
   sign_count: z.int().min(0),
+  /** The announcement's `user_verification: "required"`; absent in pins written before it existed. */
+  required: z.boolean().optional(),
 });
 
 export interface PinnedPasskey {
   iat: number;
   passkey: PasskeyCredential | null;
   signCount: number;
+  /** The person requires their passkey for every approval of this agent: no approval counts without it. */
+  required: boolean;
+}
+
+/** What an accepted announcement changed (nothing: the same announcement again). */
+export interface PasskeyChange {
+  passkey: boolean;
+  required: boolean;
 }
 
 export class PasskeyPin {
@@ -52,7 +63,7 @@ export class PasskeyPin {
     }
     const parsed = passkeyFileSchema.safeParse(json);
     if (!parsed.success) throw new CountersignError('ERR_STORAGE_FAILED', `${file}: not a passkey pin this version reads`, { cause: parsed.error });
-    return new PasskeyPin(file, ctx, { iat: parsed.data.iat, passkey: parsed.data.passkey, signCount: parsed.data.sign_count });
+    return new PasskeyPin(file, ctx, { iat: parsed.data.iat, passkey: parsed.data.passkey, signCount: parsed.data.sign_count, required: parsed.data.required === true });
   }
 
   /** The pinned passkey; null when the person removed it, undefined when none was ever announced. */
@@ -62,17 +73,18 @@ export class PasskeyPin {
 
   /**
    * An announcement from the extension (welcome.passkey, passkey_changed): verified with the pinned
-   * extension key, then pinned when newer. Returns true when the passkey changed. The same
-   * announcement again (every welcome carries it) changes nothing.
+   * extension key, then pinned when newer. Returns what changed: the passkey, the requirement, or
+   * neither (the same announcement again, which every welcome carries).
    */
-  async accept(jws: string, pinnedKey: unknown, agent: string): Promise<boolean> {
-    const known = this.#pinned?.iat;
-    const claims = await verifyPasskeyAnnouncement(jws, { pinnedKey, agent, ...(known === undefined ? {} : { after: known - 1 }) });
-    if (known !== undefined && claims.iat === known) return false;
+  async accept(jws: string, pinnedKey: unknown, agent: string): Promise<PasskeyChange> {
+    const known = this.#pinned;
+    const claims = await verifyPasskeyAnnouncement(jws, { pinnedKey, agent, ...(known === undefined ? {} : { after: known.iat - 1 }) });
+    if (known !== undefined && claims.iat === known.iat) return { passkey: false, required: false };
+    const required = claims.user_verification === 'required';
     // A new passkey starts its own counter; the same one keeps it.
-    const same = this.#pinned?.passkey?.credential_id === claims.passkey?.credential_id && claims.passkey !== null;
-    await this.#save({ iat: claims.iat, passkey: claims.passkey, signCount: same ? (this.#pinned?.signCount ?? 0) : 0 });
-    return true;
+    const same = known?.passkey?.credential_id === claims.passkey?.credential_id && claims.passkey !== null;
+    await this.#save({ iat: claims.iat, passkey: claims.passkey, signCount: same ? (known?.signCount ?? 0) : 0, required });
+    return { passkey: known === undefined || (known.passkey?.credential_id ?? null) !== (claims.passkey?.credential_id ?? null), required: (known?.required ?? false) !== required };
   }
 
   /**
@@ -94,7 +106,7 @@ export class PasskeyPin {
   }
 
   async #save(pinned: PinnedPasskey): Promise<void> {
-    const record: z.input<typeof passkeyFileSchema> = { v: 1, kind: 'countersign-passkey', iat: pinned.iat, passkey: pinned.passkey, sign_count: pinned.signCount };
+    const record: z.input<typeof passkeyFileSchema> = { v: 1, kind: 'countersign-passkey', iat: pinned.iat, passkey: pinned.passkey, sign_count: pinned.signCount, required: pinned.required };
     await writePrivateFileAtomic(this.#file, `${JSON.stringify(record, null, 2)}\n`, this.#ctx);
     this.#pinned = pinned;
   }

@@ -446,22 +446,38 @@ export class AgentSessions {
     this.deps.pairingsChanged();
   }
 
-  /** The current passkey announcement for one agent, signed with the extension key; undefined when none was ever registered. */
+  /**
+   * The current passkey announcement for one agent, signed with the extension key, with whether
+   * the person requires the passkey for every approval of it; undefined when none was ever
+   * registered. Its `iat` is the later of the two changes, so each change is a newer announcement.
+   */
   private async passkeyAnnouncement(agent: string): Promise<string | undefined> {
     const stored = await this.deps.store.getPasskey();
     if (stored === undefined) return undefined;
+    const paired = await this.deps.store.getAgent(agent);
     const { key } = this.deps;
-    return signPasskeyAnnouncement({ agent, passkey: stored.credential, now: stored.changedAt }, { privateKey: key.privateKey, alg: key.alg, kid: key.thumbprint });
+    return signPasskeyAnnouncement(
+      {
+        agent,
+        passkey: stored.credential,
+        now: Math.max(stored.changedAt, paired?.userVerificationChangedAt ?? 0),
+        userVerification: paired?.requireUserVerification === true ? 'required' : undefined,
+      },
+      { privateKey: key.privateKey, alg: key.alg, kid: key.thumbprint },
+    );
   }
 
   /**
-   * The person registered, replaced or removed their passkey: every connected paired agent gets
-   * the new announcement now; the others at their next welcome.
+   * The person registered, replaced or removed their passkey (every agent), or changed whether
+   * one agent's approvals require it (`only`, that agent's thumbprint): every connected paired
+   * agent concerned gets the new announcement now; the others at their next welcome. Resolves
+   * with how many connections were told.
    */
-  async announcePasskey(): Promise<number> {
+  async announcePasskey(only?: string): Promise<number> {
     let told = 0;
     for (const c of this.connections.values()) {
       if (c.stage !== 'authenticated' || !c.agentThumbprint) continue;
+      if (only !== undefined && c.agentThumbprint !== only) continue;
       const agent = await this.deps.store.getAgent(c.agentThumbprint);
       if (!agent || agent.revokedAt) continue;
       const jws = await this.passkeyAnnouncement(c.agentThumbprint);

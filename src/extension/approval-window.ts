@@ -40,7 +40,20 @@ export function placeWindow(anchor: Partial<Bounds> | undefined, screen: { width
   };
 }
 
+/**
+ * The window this worker created last. Firefox resolves `windows.create` before the window's page
+ * has loaded, and lists the page (getContexts, a tab's url) only once it has: a request arriving
+ * in between would not find the window and open a second one. Memory only, which is enough: a
+ * worker that stopped and started again finds a window whose page loaded long ago.
+ */
+let created: number | undefined;
+
 async function findApprovalWindowId(): Promise<number | undefined> {
+  if (created !== undefined) {
+    // Closed by the person since: windows.get rejects, and the search below decides.
+    if (await browser.windows.get(created).then(() => true, () => false)) return created;
+    created = undefined;
+  }
   const url = browser.runtime.getURL(APPROVE_PAGE);
   const runtime = browser.runtime as unknown as {
     getContexts?: (filter: { contextTypes: string[]; documentUrls?: string[] }) => Promise<Array<{ windowId: number; documentUrl?: string }>>;
@@ -86,6 +99,7 @@ async function openOrFocus(): Promise<number | undefined> {
   const anchor: Partial<Bounds> | undefined = last ? { left: last.left ?? 0, top: last.top ?? 0, width: last.width ?? WIDTH, height: last.height ?? HEIGHT } : undefined;
   const screen = { width: Math.max(WIDTH, (anchor?.left ?? 0) + (anchor?.width ?? 1280)), height: Math.max(HEIGHT, (anchor?.top ?? 0) + (anchor?.height ?? 900)) };
   const bounds = placeWindow(anchor, screen);
-  const created = await browser.windows.create({ url: APPROVE_PAGE, type: 'popup', focused: true, ...bounds });
-  return created?.id;
+  const window = await browser.windows.create({ url: APPROVE_PAGE, type: 'popup', focused: true, ...bounds });
+  created = window?.id;
+  return created;
 }

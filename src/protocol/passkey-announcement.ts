@@ -14,10 +14,14 @@ import { passkeyCredentialSchema, type PasskeyCredential } from './passkey';
  * extension key, and keeps the newest announcement: `iat` never goes back.
  *
  *   protected header: { "alg", "typ": "countersign-passkey+jwt", "kid" }
- *   payload: { "v": 1, "kind": "passkey", "aud": <agent thumbprint>, "iat", "passkey": <credential> | null }
+ *   payload: { "v": 1, "kind": "passkey", "aud": <agent thumbprint>, "iat", "passkey": <credential> | null,
+ *              "user_verification"?: "required" }
  *
  * `passkey: null` says the person removed it: from then on a request that requires user
  * verification cannot be approved until a new one is registered (and announced).
+ * `user_verification: "required"` says the person requires their passkey for every approval of
+ * this agent: the agent accepts no approval without a verified assertion, whatever it asked for,
+ * so a requirement turned off behind its back cannot go unnoticed (it learns of it here, signed).
  */
 
 export const PASSKEY_ANNOUNCEMENT_TYP = 'countersign-passkey+jwt';
@@ -31,19 +35,24 @@ export const passkeyAnnouncementClaimsSchema = z.strictObject({
   /** Milliseconds since the epoch: two changes within a second must still be ordered. */
   iat: z.int({ error: 'expected an integer' }).min(0).max(8.64e15),
   passkey: passkeyCredentialSchema.nullable(),
+  /** Present when the person requires the passkey for every approval of this agent. */
+  user_verification: z.literal('required', { error: 'expected "required"' }).optional(),
 });
 export type PasskeyAnnouncementClaims = z.output<typeof passkeyAnnouncementClaimsSchema>;
 
 const encoder = new TextEncoder();
 
-/** Sign the announcement of `passkey` (or of its removal) for one agent, with the extension key. */
+/**
+ * Sign the announcement of `passkey` (or of its removal) for one agent, with the extension key;
+ * `userVerification` when the person requires the passkey for every approval of that agent.
+ */
 export async function signPasskeyAnnouncement(
-  subject: { agent: string; passkey: PasskeyCredential | null; now?: number },
+  subject: { agent: string; passkey: PasskeyCredential | null; now?: number; userVerification?: 'required' | undefined },
   key: { privateKey: CryptoKey; alg: DecisionAlg; kid: string },
 ): Promise<string> {
   const claims = parseWith(
     passkeyAnnouncementClaimsSchema,
-    { v: DECISION_VERSION, kind: 'passkey', aud: subject.agent, iat: Math.floor(subject.now ?? Date.now()), passkey: subject.passkey },
+    { v: DECISION_VERSION, kind: 'passkey', aud: subject.agent, iat: Math.floor(subject.now ?? Date.now()), passkey: subject.passkey, ...(subject.userVerification === undefined ? {} : { user_verification: subject.userVerification }) },
     'ERR_ARGUMENT_INVALID',
     'announcement',
   );

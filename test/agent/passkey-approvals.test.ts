@@ -79,6 +79,37 @@ describe('passkey-verified approvals in the agent SDK', () => {
     await waitFor(async () => (await ext.store.auditLog()).filter((a) => a.kind === 'agent-error' && a.detail?.startsWith('ERR_PASSKEY_INVALID')).length >= 3, 'the agent errors in the audit log');
   });
 
+  it('finding: a requirement turned off behind the agent\'s back: while the extension\'s signed announcement says required, an approval without an assertion is refused, even unasked', async () => {
+    const agent = await pairedAgent();
+    await waitFor(() => agent.passkey?.credential_id === person.credential.credential_id, 'the passkey at pairing');
+    const told: boolean[] = [];
+    agent.on('passkeyRequirementChanged', (required) => told.push(required));
+    const paired = await ext.store.getAgent(agent.agentKeyThumbprint);
+    if (!paired) throw new Error('not paired');
+    await ext.store.putAgent({ ...paired, requireUserVerification: true, userVerificationChangedAt: Date.now() });
+    expect(await ext.sessions.announcePasskey(agent.agentKeyThumbprint)).toBe(1);
+    await waitFor(() => agent.passkeyRequired, 'the requirement');
+    expect(told).toEqual([true]);
+    // The store changed without the announcement (what one click used to do): the request comes
+    // back without user verification and its approval without an assertion, and the SDK refuses it.
+    await ext.store.putAgent({ ...paired, requireUserVerification: false });
+    const operation = { operation_id: 'exc_pk_off', revision: 'rev1', summary: 'Exchange the jacket for $70.00 more.', expires_at: '2099-10-08T12:20:00-07:00' };
+    const result = agent.requestApproval({ company: COMPANY, operation, request: REQUEST, session: { kind: 'this_session' } });
+    const key = await ext.prompt(agent.agentKeyThumbprint, operation.operation_id, 'rev1');
+    expect((await ext.store.get(key))?.userVerification).toBeUndefined();
+    await ext.queue.decide(key, 'approve');
+    expect(isCountersignError(await rejection(result), 'ERR_PASSKEY_INVALID')).toBe(true);
+    // Turned off as the extension does it, announced: approvals without the passkey count again.
+    await ext.store.putAgent({ ...paired, requireUserVerification: false, userVerificationChangedAt: Date.now() + 1 });
+    await ext.sessions.announcePasskey(agent.agentKeyThumbprint);
+    await waitFor(() => !agent.passkeyRequired, 'the requirement off');
+    expect(told).toEqual([true, false]);
+    const again = { ...operation, operation_id: 'exc_pk_off2' };
+    const plain = agent.requestApproval({ company: COMPANY, operation: again, request: REQUEST, session: { kind: 'this_session' } });
+    await ext.queue.decide(await ext.prompt(agent.agentKeyThumbprint, again.operation_id, 'rev1'), 'approve');
+    expect((await plain).status).toBe('approved');
+  });
+
   it('after the person removes the passkey, a request that requires it cannot be approved', async () => {
     const agent = await pairedAgent();
     await ext.store.putPasskey(null, Date.now());

@@ -35,7 +35,10 @@ const device = softwarePasskey;
 async function extension() {
   const pair = await generateSigningKeyPair({ extractable: false });
   const key = { privateKey: pair.privateKey, alg: pair.alg, kid: pair.thumbprint };
-  return { publicJwk: pair.publicJwk, announce: (passkey: PasskeyCredential | null, now: number, agent = AGENT) => signPasskeyAnnouncement({ agent, passkey, now }, key) };
+  return {
+    publicJwk: pair.publicJwk,
+    announce: (passkey: PasskeyCredential | null, now: number, agent = AGENT, userVerification?: 'required') => signPasskeyAnnouncement({ agent, passkey, now, userVerification }, key),
+  };
 }
 
 const CLAIMS = { v: 1, status: 'approved', operation_id: 'exc_5Rt2', revision: '1791487200-k3Jd9Qx2mW8v', aud: AGENT, nonce: 'n'.repeat(43), iat: 1_791_480_000, expires_at: '2026-10-08T19:20:00Z' };
@@ -71,15 +74,32 @@ describe('PasskeyPin (the agent SDK)', () => {
     const pin = await PasskeyPin.load(dir, ctx);
     expect(pin.current).toBeUndefined();
     const first = await ext.announce(credential, 1_000);
-    expect(await pin.accept(first, ext.publicJwk, AGENT)).toBe(true);
-    expect(await pin.accept(first, ext.publicJwk, AGENT)).toBe(false);
+    expect(await pin.accept(first, ext.publicJwk, AGENT)).toEqual({ passkey: true, required: false });
+    expect(await pin.accept(first, ext.publicJwk, AGENT)).toEqual({ passkey: false, required: false });
     expect(JSON.parse(readFileSync(path.join(dir, PASSKEY_FILE), 'utf8'))).toMatchObject({ v: 1, kind: 'countersign-passkey', iat: 1_000, passkey: credential, sign_count: 0 });
     expect((await PasskeyPin.load(dir, ctx)).current?.passkey).toEqual(credential);
-    expect(await pin.accept(await ext.announce(null, 3_000), ext.publicJwk, AGENT)).toBe(true);
+    expect(await pin.accept(await ext.announce(null, 3_000), ext.publicJwk, AGENT)).toEqual({ passkey: true, required: false });
     expect(pin.current?.passkey).toBeNull();
     // The older announcement, replayed by whatever sits between, cannot bring the passkey back.
     expect(await codeOf(pin.accept(first, ext.publicJwk, AGENT))).toMatch(/^ERR_DECISION_REPLAYED/);
     expect(pin.current?.passkey).toBeNull();
+  });
+
+  it('pins whether the person requires the passkey for every approval of this agent, and when they stop (signed, newer only)', async () => {
+    const dir = tempDir();
+    const ext = await extension();
+    const { credential } = await device();
+    const pin = await PasskeyPin.load(dir, ctx);
+    const on = await ext.announce(credential, 1_000, AGENT, 'required');
+    expect(await pin.accept(on, ext.publicJwk, AGENT)).toEqual({ passkey: true, required: true });
+    expect(pin.current?.required).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(dir, PASSKEY_FILE), 'utf8'))).toMatchObject({ required: true });
+    expect((await PasskeyPin.load(dir, ctx)).current?.required).toBe(true);
+    expect(await pin.accept(await ext.announce(credential, 2_000), ext.publicJwk, AGENT)).toEqual({ passkey: false, required: true });
+    expect(pin.current).toMatchObject({ passkey: credential, required: false });
+    // The announcement that said "required", replayed, cannot stand in for the newer one.
+    expect(await codeOf(pin.accept(on, ext.publicJwk, AGENT))).toMatch(/^ERR_DECISION_REPLAYED/);
+    expect(pin.current?.required).toBe(false);
   });
 
   it('verifies an assertion over exactly these claims, with the pinned passkey, its counter only going forward', async () => {

@@ -147,6 +147,43 @@ test('an approval that needs the passkey cannot be given without it, nor with an
   expect((await pending).status).toBe('declined');
 });
 
+test('finding: "Require my passkey for every approval": unchecking asks the passkey; refused, it stays on and the next approval still carries an assertion; confirmed, it goes off and the agent is told', async () => {
+  const requirement: boolean[] = [];
+  agent.on('passkeyRequirementChanged', (required) => requirement.push(required));
+  const box = options.locator('tr', { hasText: 'Passkey agent' }).getByRole('checkbox', { name: 'Require my passkey for every approval' });
+  // On: a plain click, and the agent is told, signed.
+  await box.click();
+  await expect.poll(() => agent.passkeyRequired).toBe(true);
+  await expect(box).toBeChecked();
+  // Off, but the passkey does not confirm (the person cancels): nothing changes.
+  await optionsAuthenticator.cdp.send('WebAuthn.setUserVerified', { authenticatorId: optionsAuthenticator.id, isUserVerified: false });
+  await box.click();
+  await expect(options.locator('#agents-status')).toContainText('Still required for “Passkey agent”');
+  await expect(box).toBeChecked();
+  await options.screenshot({ path: 'test-results/passkey-options-requirement-kept.png' });
+  // The page message without the passkey, as a script in the page would send it: refused by the background.
+  const bare = await pageMessage<{ error?: { code: string } }>(options, { type: 'countersign/agent-verification', thumbprint: agent.agentKeyThumbprint, required: false });
+  expect(bare.error?.code).toBe('ERR_NOT_ALLOWED');
+  expect(agent.passkeyRequired).toBe(true);
+  expect(requirement).toEqual([true]);
+  // The next approval, which did not ask for the passkey, still needs it and carries its assertion.
+  const { operation, pending } = ask();
+  const { page } = await windowWithPasskey();
+  await showing(page, operation.operation_id);
+  await expect(page.locator('#status')).toContainText('Approving this also needs your passkey');
+  await page.locator('#approve').click();
+  const result = await pending;
+  expect(result.status === 'approved' && result.userVerified).toBe(true);
+  // Off, confirmed with the passkey (the window's authenticator and this one are one device): the agent is told it is off.
+  await carryCredentials((await windowWithPasskey()).authenticator, optionsAuthenticator);
+  await optionsAuthenticator.cdp.send('WebAuthn.setUserVerified', { authenticatorId: optionsAuthenticator.id, isUserVerified: true });
+  await box.click();
+  // The status line says why if the background refused: then the poll shows its words.
+  await expect.poll(async () => (await options.locator('#agents-status').textContent()) || String(agent.passkeyRequired)).toBe('false');
+  await expect(box).not.toBeChecked();
+  expect(requirement).toEqual([true, false]);
+});
+
 test('passkey replaced: agents are told, and the old passkey no longer approves', async () => {
   await options.locator('#passkey-register').click();
   // Replacing asks first (the page's own confirmation).

@@ -1,5 +1,5 @@
-import { describe, it, expect } from 'vitest';
-import { placeWindow } from '../../src/extension/approval-window';
+import { beforeEach, describe, it, expect, vi } from 'vitest';
+import { placeWindow, showApprovalWindow } from '../../src/extension/approval-window';
 
 describe('approval window placement (on-screen, over the last focused window; docs/ui.md, "Layout")', () => {
   it('centres horizontally over the browser window, a little below its top', () => {
@@ -20,5 +20,61 @@ describe('approval window placement (on-screen, over the last focused window; do
   });
   it('shrinks to a small screen', () => {
     expect(placeWindow(undefined, { width: 400, height: 500 })).toEqual({ left: 0, top: 0, width: 400, height: 500 });
+  });
+});
+
+/**
+ * The browser as Firefox behaves: `windows.create` resolves at once, but the new window's page is
+ * listed (runtime.getContexts, tabs' url) only once it has loaded, a few hundred milliseconds later.
+ */
+const firefox = vi.hoisted(() => {
+  const windows = new Map<number, { id: number; focused: boolean; loaded: boolean }>();
+  let next = 1;
+  const origin = 'moz-extension://6f0c1c5e/';
+  const browser = {
+    runtime: {
+      getURL: (path: string) => `${origin}${path.replace(/^\//, '')}`,
+      getContexts: async () => [...windows.values()].filter((w) => w.loaded).map((w) => ({ windowId: w.id, documentUrl: `${origin}approve.html` })),
+    },
+    windows: {
+      create: vi.fn(async () => {
+        const w = { id: next++, focused: true, loaded: false };
+        windows.set(w.id, w);
+        return { id: w.id };
+      }),
+      get: async (id: number) => {
+        const w = windows.get(id);
+        if (!w) throw new Error(`no window ${id}`);
+        return { id, focused: w.focused };
+      },
+      update: vi.fn(async (id: number) => ({ id })),
+      getLastFocused: async () => ({ left: 0, top: 0, width: 1280, height: 900 }),
+      getAll: async () => [],
+    },
+  };
+  return { windows, browser, load: () => windows.forEach((w) => (w.loaded = true)) };
+});
+vi.mock('wxt/browser', () => ({ browser: firefox.browser }));
+
+describe('finding: Firefox opened 2 approval windows for 2 requests 100-250 ms apart (docs/ui.md, "The approval window")', () => {
+  beforeEach(() => {
+    firefox.windows.clear();
+    firefox.browser.windows.create.mockClear();
+  });
+
+  it('a request arriving after the window was created but before its page loaded brings that window forward, not a second one', async () => {
+    // Requests at the same instant share one opening.
+    const ids = await Promise.all([showApprovalWindow(), showApprovalWindow()]);
+    expect(new Set(ids).size).toBe(1);
+    // 150 ms later the page is still loading: the browser does not list it yet.
+    expect(await showApprovalWindow()).toBe(ids[0]);
+    expect(firefox.browser.windows.create).toHaveBeenCalledOnce();
+    firefox.load();
+    expect(await showApprovalWindow()).toBe(ids[0]);
+    expect(firefox.browser.windows.create).toHaveBeenCalledOnce();
+    // Once the person closed it, the next request opens a new one.
+    firefox.windows.clear();
+    expect(await showApprovalWindow()).not.toBe(ids[0]);
+    expect(firefox.browser.windows.create).toHaveBeenCalledTimes(2);
   });
 });

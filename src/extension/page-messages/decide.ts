@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { CountersignError } from '../../protocol/errors';
 import { APPROVE_DELAY_MS } from '../constants';
-import { passkeyAssertionSchema, verifyPasskeyAssertion, type PasskeyAssertion } from '../../protocol/passkey';
 import type { UserVerification } from '../approval-queue';
 import { recordChallenge } from '../keys';
+import { userVerificationSchema, verifyStoredPasskey, type UserVerificationProof } from './settings-change';
 import { keyField, pageMessageModule, type PageServices } from './types';
 
 /**
@@ -19,26 +19,19 @@ export const decideMessage = z
     trusted: z.literal(true),
     shownFor: z.number().nonnegative(),
     /** The passkey's answer to passkey-challenge: the assertion, and the instant its claims were stamped. */
-    userVerification: z.strictObject({ now: z.int().positive(), assertion: passkeyAssertionSchema }).optional(),
+    userVerification: userVerificationSchema.optional(),
   })
   .strict();
-
-/** How long after passkey-challenge its claims may still be signed: the person's fingerprint, PIN or face. */
-export const PASSKEY_CONFIRM_MS = 5 * 60_000;
 
 /**
  * The background checks the assertion itself, as the agent will, before signing: a window that
  * passed something else gets a clear refusal and the item stays pending.
  */
-async function verifyHere(services: PageServices, key: string, verification: { now: number; assertion: PasskeyAssertion }): Promise<UserVerification> {
+async function verifyHere(services: PageServices, key: string, verification: UserVerificationProof): Promise<UserVerification> {
   const { store } = await services.ready();
-  if (Math.abs(Date.now() - verification.now) > PASSKEY_CONFIRM_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: the confirmation took too long; approve again');
   const record = await store.get(key);
-  const stored = await store.getPasskey();
-  if (!record || !stored?.credential) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: none is registered, or the item is gone');
-  const challenge = await recordChallenge(record, verification.now);
-  const { signCount } = await verifyPasskeyAssertion(verification.assertion, { credential: stored.credential, challenge, origin: services.extensionOrigin, previousSignCount: stored.signCount ?? 0 });
-  await store.putPasskeySignCount(signCount);
+  if (!record) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: the item is gone');
+  await verifyStoredPasskey(store, services.extensionOrigin, (now) => recordChallenge(record, now), verification);
   return verification;
 }
 

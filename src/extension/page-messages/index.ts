@@ -8,6 +8,7 @@ import { pairAnswer } from './pair-answer';
 import { passkeyChallenge } from './passkey-challenge';
 import { passkeySet } from './passkey-set';
 import { revokeAgent } from './revoke-agent';
+import { settingsChallenge } from './settings-challenge';
 import { settingsSet } from './settings-set';
 import { snapshot } from './snapshot';
 import { version } from './version';
@@ -18,7 +19,7 @@ import { withdraw } from './withdraw';
  * union the background parses with from this list, so no message is accepted without its module
  * here, and with it the pages allowed to send it.
  */
-export const PAGE_MESSAGES = [history, exportAll, settingsSet, version, decide, withdraw, declineAll, snapshot, pairAnswer, revokeAgent, openWindow, passkeyChallenge, passkeySet, agentVerification] as const;
+export const PAGE_MESSAGES = [history, exportAll, settingsSet, version, decide, withdraw, declineAll, snapshot, pairAnswer, revokeAgent, openWindow, passkeyChallenge, passkeySet, agentVerification, settingsChallenge] as const;
 
 export type { BackgroundParts, PageMessageModule, PageName, PageSenders, PageServices } from './types';
 export { PAGE_PATHS } from './types';

@@ -300,7 +300,7 @@ export function renderAgents(
   snapshot: Snapshot,
   onRevoke: (agent: Snapshot['agents'][number]) => void,
   t: Translate,
-  onRequirePasskey?: (agent: Snapshot['agents'][number], required: boolean) => void,
+  onRequirePasskey?: (agent: Snapshot['agents'][number], required: boolean, trusted: boolean) => void,
 ): HTMLTableElement {
   const el = elements(doc);
   const table = el('table', undefined, 'agents');
@@ -339,12 +339,13 @@ export function renderAgents(
       revoke.setAttribute('aria-label', t('revokeLabel', shownName));
       revoke.addEventListener('click', () => onRevoke(agent));
       action.append(revoke);
-      // Only with a passkey registered: requiring one without it would block every approval.
-      if (onRequirePasskey && snapshot.passkey) {
+      // Only with a passkey registered (requiring one without it would block every approval), or
+      // while still required after the passkey was removed, so that it can be turned off.
+      if (onRequirePasskey && (snapshot.passkey || agent.requireUserVerification === true)) {
         const box = el('input');
         box.type = 'checkbox';
         box.checked = agent.requireUserVerification === true;
-        box.addEventListener('change', () => onRequirePasskey(agent, box.checked));
+        box.addEventListener('change', (event) => onRequirePasskey(agent, box.checked, event.isTrusted));
         const label = el('label');
         label.append(box, ` ${t('agentRequirePasskey')}`);
         action.append(label);

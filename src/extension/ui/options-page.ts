@@ -34,9 +34,6 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
   const notifications = $('setting-notifications') as HTMLInputElement;
   const passkey = mountPasskeySection(doc, browser, t, () => refresh());
 
-  const requirePasskey = (agent: Snapshot['agents'][number], required: boolean): Promise<void> =>
-    browser.runtime.sendMessage({ type: 'countersign/agent-verification', thumbprint: agent.thumbprint, required }).then(() => refresh());
-
   async function revoke(agent: Snapshot['agents'][number]): Promise<void> {
     const name = oneLine(agent.name);
     const yes = await confirmAction(doc, t, {
@@ -66,7 +63,7 @@ export function mountOptions(doc: Document, browser: Browser): OptionsPage {
       box.append(el('p', t('pairingWaitingElsewhere')), open);
       pairings.append(box);
     }
-    $('agents').replaceChildren(snapshot.agents.length ? renderAgents(doc, snapshot, (agent) => void revoke(agent), t, (agent, required) => void requirePasskey(agent, required)) : el('p', t('noAgents'), 'empty'));
+    $('agents').replaceChildren(snapshot.agents.length ? renderAgents(doc, snapshot, (agent) => void revoke(agent), t, (agent, required, trusted) => void passkey.requireFor(agent, required, trusted)) : el('p', t('noAgents'), 'empty'));
     passkey.show(snapshot.passkey);
     await showHistory();
   }

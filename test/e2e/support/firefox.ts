@@ -67,9 +67,9 @@ export class FirefoxStack {
     const agent = await this.agent(name);
     const { code, fingerprint, confirmed } = await agent.pair();
     const page = await this.approvalWindow();
-    await page.waitForFunction((f) => document.querySelector('[data-testid="pair-agent"]')?.textContent?.includes(f), {}, fingerprint);
+    await until(page, (f) => document.querySelector('[data-testid="pair-agent"]')?.textContent?.includes(f) === true, fingerprint);
     await page.type('[data-testid="pair-code-input"]', code);
-    await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('#pair-confirm')?.disabled);
+    await until(page, () => document.querySelector<HTMLButtonElement>('#pair-confirm')?.disabled === false, undefined);
     await page.click('#pair-confirm');
     await confirmed;
     return agent;
@@ -79,4 +79,18 @@ export class FirefoxStack {
     await this.browser?.close().catch(() => undefined);
     await rm(this.root, { recursive: true, force: true });
   }
+}
+
+/**
+ * Waits until `predicate` holds in the page, asking it every 100 ms. Not page.waitForFunction:
+ * its poller builds the predicate with Function(), which the extension pages' CSP refuses in
+ * Firefox ESR (EvalError); page.evaluate goes through WebDriver BiDi's callFunction instead.
+ */
+export async function until<A>(page: Page, predicate: (arg: A) => boolean, arg: A, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await page.evaluate(predicate as (arg: unknown) => boolean, arg).catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${predicate.toString().slice(0, 120)}`);
 }

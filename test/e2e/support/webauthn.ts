@@ -21,11 +21,22 @@ export async function authenticatorOn(page: Page): Promise<Authenticator> {
   return { cdp, id: authenticatorId };
 }
 
-/** The credentials of `from` added to `to` (those it lacks): the same device, as far as WebAuthn can tell. */
+/**
+ * The credentials of `from` added to `to`: those it lacks, and those it holds with a lower
+ * signature counter (an older copy would look like a cloned authenticator to a relying party).
+ * The same device, as far as WebAuthn can tell.
+ */
 export async function carryCredentials(from: Authenticator, to: Authenticator): Promise<void> {
   const { credentials } = await from.cdp.send('WebAuthn.getCredentials', { authenticatorId: from.id });
   const { credentials: held } = await to.cdp.send('WebAuthn.getCredentials', { authenticatorId: to.id });
   for (const credential of credentials) {
-    if (!held.some((h) => h.credentialId === credential.credentialId)) await to.cdp.send('WebAuthn.addCredential', { authenticatorId: to.id, credential });
+    if (credential.rpId) rpIds.set(credential.credentialId, credential.rpId);
+    const copy = held.find((h) => h.credentialId === credential.credentialId);
+    if (copy && copy.signCount >= credential.signCount) continue;
+    if (copy) await to.cdp.send('WebAuthn.removeCredential', { authenticatorId: to.id, credentialId: copy.credentialId });
+    await to.cdp.send('WebAuthn.addCredential', { authenticatorId: to.id, credential: { ...credential, rpId: rpIds.get(credential.credentialId) } });
   }
 }
+
+/** Each credential's RP ID as first seen: one added over CDP comes back without it, and adding it again needs it. */
+const rpIds = new Map<string, string>();

@@ -103,15 +103,18 @@ describe('passkey-verified approvals in the background (docs/bridge-protocol.md,
     expect(bg.sent.at(-1)).toMatchObject({ status: 'declined' });
   });
 
-  it('the person requires the passkey for every approval of one agent; removing the passkey is announced', async () => {
+  it('the person requires the passkey for every approval of one agent (once one is registered), and the agent is told', async () => {
     const bg = await background();
+    const person = await softwarePasskey();
+    await passkeySet.handler({ type: 'countersign/passkey-set', credential: person.credential }, bg.services);
     await agentVerification.handler({ type: 'countersign/agent-verification', thumbprint: AGENT, required: true }, bg.services);
+    expect(bg.sessions.announcePasskey).toHaveBeenLastCalledWith(AGENT);
     await bg.queue.receive({ ...bg.agent, requireUserVerification: true }, 'c1', request());
     expect((await bg.store.inStates(['pending']))[0]?.userVerification).toBe('required');
     expect((await bg.store.getAgent(AGENT))?.requireUserVerification).toBe(true);
     await expect(agentVerification.handler({ type: 'countersign/agent-verification', thumbprint: 'nobody', required: true }, bg.services)).rejects.toMatchObject({ code: 'ERR_ARGUMENT_INVALID' });
-    await passkeySet.handler({ type: 'countersign/passkey-set', credential: null }, bg.services);
-    expect(await bg.store.getPasskey()).toMatchObject({ credential: null });
-    expect(bg.sessions.announcePasskey).toHaveBeenCalledOnce();
+    // Removing it takes the protection away: not without the passkey (test/adversarial/passkey-settings.test.ts).
+    await expect(passkeySet.handler({ type: 'countersign/passkey-set', credential: null }, bg.services)).rejects.toMatchObject({ code: 'ERR_NOT_ALLOWED' });
+    expect(await bg.store.getPasskey()).toMatchObject({ credential: person.credential });
   });
 });

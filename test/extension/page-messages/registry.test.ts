@@ -32,6 +32,7 @@ const EXAMPLES: Record<PageMessage['type'], PageMessage> = {
   'countersign/passkey-challenge': { type: 'countersign/passkey-challenge', key: 'k1' },
   'countersign/passkey-set': { type: 'countersign/passkey-set', credential: null },
   'countersign/agent-verification': { type: 'countersign/agent-verification', thumbprint: 'thumb', required: true },
+  'countersign/settings-challenge': { type: 'countersign/settings-challenge', change: { kind: 'agent-verification', thumbprint: 'thumb', required: false } },
 };
 
 /** Who may send each message, as the background has always checked it. */
@@ -51,6 +52,7 @@ const SENDERS: Record<PageMessage['type'], readonly PageName[] | 'any'> = {
   'countersign/passkey-challenge': ['approve'],
   'countersign/passkey-set': ['options'],
   'countersign/agent-verification': ['options'],
+  'countersign/settings-challenge': ['options'],
 };
 
 const typeOf = (m: (typeof PAGE_MESSAGES)[number]) => m.schema.shape.type.value;
