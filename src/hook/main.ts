@@ -6,6 +6,6 @@ import { runHookCli } from './hook-cli';
  */
 
 const code = await runHookCli({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
-process.exitCode = code;
-// Never hang on a handle left open once the answer is written.
-setTimeout(() => process.exit(code), 1000).unref();
+// Exit as soon as the answer is written: the CLI waits for this process before it runs the call,
+// and an open handle (stdin on a terminal, a socket being closed) must not keep it waiting.
+process.stdout.write('', () => process.exit(code));
