@@ -56,7 +56,7 @@ const firefox = vi.hoisted(() => {
 });
 vi.mock('wxt/browser', () => ({ browser: firefox.browser }));
 
-describe('finding: Firefox opened 2 approval windows for 2 requests 100-250 ms apart (docs/ui.md, "The approval window")', () => {
+describe('finding: Firefox opened 2 approval windows for 2 requests 100-250 ms apart (docs/ui.md, "Several items")', () => {
   beforeEach(() => {
     firefox.windows.clear();
     firefox.browser.windows.create.mockClear();
