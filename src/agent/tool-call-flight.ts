@@ -57,6 +57,9 @@ export async function requestToolCallApproval(state: CompanionState, input: Requ
     'requestToolCallApproval',
   );
   if (!parsed.ok) throw inputError(parsed.error);
+    // While the person requires their passkey for every approval of this agent, a tool call too
+    // is approved only with an assertion over exactly these claims (docs/agent-sdk.md).
+    if (claims.status === 'approved' && (state.passkey.current?.required === true || m.passkey_assertion !== undefined)) await state.passkey.verify(claims, m.passkey_assertion);
   const call = parsed.message.tool_call;
   const revision = await toolCallRevision(call);
   if (state.pin === undefined) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent has not paired with Countersign: pair it first (countersign-mcp pair)');

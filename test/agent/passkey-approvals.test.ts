@@ -110,6 +110,36 @@ describe('passkey-verified approvals in the agent SDK', () => {
     expect((await plain).status).toBe('approved');
   });
 
+  it('finding: while the person requires the passkey for this agent, a tool call too is approved only with an assertion over its claims', async () => {
+    const agent = await pairedAgent();
+    await waitFor(() => agent.passkey?.credential_id === person.credential.credential_id, 'the passkey at pairing');
+    const paired = await ext.store.getAgent(agent.agentKeyThumbprint);
+    if (!paired) throw new Error('not paired');
+    await ext.store.putAgent({ ...paired, requireUserVerification: true, userVerificationChangedAt: Date.now() });
+    await ext.sessions.announcePasskey(agent.agentKeyThumbprint);
+    await waitFor(() => agent.passkeyRequired, 'the requirement');
+    const server = { name: 'secure-filesystem-server', reached_by: { transport: 'stdio' as const, command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '/home/sam'] } };
+    const call = () => agent.requestToolCallApproval({ server, tool: 'move_files', arguments: { source: '/home/sam/a', destination: '/home/sam/b' }, expiresAt: new Date(Date.now() + 600_000) });
+    const pendingCall = async () => {
+      let record: Awaited<ReturnType<typeof ext.store.inStates>>[number] | undefined;
+      await waitFor(async () => (record = (await ext.store.inStates(['pending'])).find((r) => r.agent === agent.agentKeyThumbprint && r.toolCall)) !== undefined, 'the tool call prompt');
+      return record!;
+    };
+    // The assertion stripped on the way: refused, never approved.
+    ext.tamper = (_conn, m) => (m.type === 'decision' && m.passkey_assertion !== undefined ? [{ ...m, passkey_assertion: undefined }] : [m]);
+    const stripped = call();
+    const first = await pendingCall();
+    const now = Date.now();
+    await ext.queue.decide(first.key, 'approve', { now, assertion: await person.assert(await recordChallenge(first, now)) });
+    expect(isCountersignError(await rejection(stripped), 'ERR_PASSKEY_INVALID')).toBe(true);
+    ext.tamper = undefined;
+    const asked = call();
+    const second = await pendingCall();
+    const later = Date.now();
+    await ext.queue.decide(second.key, 'approve', { now: later, assertion: await person.assert(await recordChallenge(second, later)) });
+    expect((await asked).status).toBe('approved');
+  });
+
   it('after the person removes the passkey, a request that requires it cannot be approved', async () => {
     const agent = await pairedAgent();
     await ext.store.putPasskey(null, Date.now());
