@@ -5,7 +5,9 @@ import { upstreamSchema, type UpstreamSpec } from './upstream-spec';
 /**
  * The command line of countersign-mcp (docs/mcp-gateway.md, "Command line"). Parsed by hand only
  * where `node:util` parseArgs cannot help: everything after `--` is the upstream's own command and
- * is kept exactly as typed.
+ * is kept exactly as typed. Some MCP clients take `--` for themselves (the MCP Inspector's CLI
+ * splits its own command line there), so `--upstream-command` and `--upstream-arg` say the same
+ * without it.
  */
 
 export const DEFAULT_AGENT_NAME = 'countersign-mcp';
@@ -33,6 +35,8 @@ export const USAGE = `countersign-mcp: an MCP server in front of your MCP server
 
 Usage:
   countersign-mcp [options] -- <command> [args...]       one upstream over stdio
+  countersign-mcp [options] --upstream-command <command> [--upstream-arg=<arg>]...
+                                                       the same, for clients that take -- for themselves
   countersign-mcp [options] --url <URL> [--header 'Name: value']...
                                                        one upstream over Streamable HTTP
   countersign-mcp [options] --config <file>            several upstreams (JSON; see docs/mcp-gateway.md)
@@ -85,25 +89,30 @@ export function parseGatewayArgs(argv: readonly string[], env: Readonly<Record<s
         company: { type: 'boolean' },
         'ask-all': { type: 'boolean' },
         expiry: { type: 'string' },
+        'upstream-command': { type: 'string' },
+        'upstream-arg': { type: 'string', multiple: true },
       },
     });
   } catch (error) {
     fail(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
+  if (values['upstream-arg'] !== undefined && values['upstream-command'] === undefined) fail('--upstream-arg needs --upstream-command');
+  if (values['upstream-command'] !== undefined && upstreamCommand !== undefined) fail('use either -- <command> or --upstream-command, not both');
+  const stdioCommand = values['upstream-command'] === undefined ? upstreamCommand : [values['upstream-command'], ...(values['upstream-arg'] ?? [])];
   if (values.help) return { command: 'help' };
   if (values.version) return { command: 'version' };
   const agentName = values['agent-name'] ?? DEFAULT_AGENT_NAME;
   const configDir = values['config-dir'];
   if (positionals[0] === 'pair') {
-    if (positionals.length > 1 || upstreamCommand !== undefined) fail('pair takes only --agent-name and --config-dir');
+    if (positionals.length > 1 || stdioCommand !== undefined) fail('pair takes only --agent-name and --config-dir');
     return { command: 'pair', agentName, configDir };
   }
-  if (positionals.length > 0) fail(`unexpected argument "${positionals[0]}" (the upstream's command goes after --)`);
+  if (positionals.length > 0) fail(`unexpected argument "${positionals[0]}" (the upstream's command goes after -- or in --upstream-command)`);
 
-  const sources = [values.config !== undefined, values.url !== undefined, upstreamCommand !== undefined].filter(Boolean).length;
-  if (sources === 0) fail('say which upstream to use: -- <command> [args...], --url <URL> or --config <file>');
-  if (sources > 1) fail('use exactly one of -- <command>, --url and --config');
+  const sources = [values.config !== undefined, values.url !== undefined, stdioCommand !== undefined].filter(Boolean).length;
+  if (sources === 0) fail('say which upstream to use: -- <command> [args...], --upstream-command <command>, --url <URL> or --config <file>');
+  if (sources > 1) fail('use exactly one of -- <command> (or --upstream-command), --url and --config');
   const expirySeconds = values.expiry === undefined ? DEFAULT_EXPIRY_SECONDS : Number(values.expiry);
   if (!Number.isInteger(expirySeconds) || expirySeconds < 10 || expirySeconds > 3600) fail('--expiry: expected whole seconds from 10 to 3600');
   const base = { command: 'run' as const, agentName, configDir, askAll: values['ask-all'] === true, expirySeconds };
@@ -114,13 +123,13 @@ export function parseGatewayArgs(argv: readonly string[], env: Readonly<Record<s
 
   const name = values.name ?? 'upstream';
   let spec: unknown;
-  if (upstreamCommand !== undefined) {
-    if (upstreamCommand.length === 0) fail('-- must be followed by the upstream command');
+  if (stdioCommand !== undefined) {
+    if (stdioCommand.length === 0) fail('-- must be followed by the upstream command');
     if (values.header !== undefined || values.session !== undefined || values.company !== undefined) fail('--header, --session and --company are for --url upstreams');
-    const [command, ...args] = upstreamCommand;
+    const [command, ...args] = stdioCommand;
     spec = { name, command, args, env: envOf(values.env ?? [], env) };
   } else {
-    if (values.env !== undefined) fail('--env is for stdio upstreams (after --)');
+    if (values.env !== undefined) fail('--env is for stdio upstreams (after -- or --upstream-command)');
     spec = {
       name,
       url: values.url,

@@ -26,7 +26,7 @@ import { HeldCalls } from './held-calls';
 import type { ToolCallEntry, ToolCallJournal } from './tool-call-journal';
 import type { ApprovedCall, ToolCallApprover } from './tool-call-approver';
 import { toolPolicy } from './tool-policy';
-import type { Upstream } from './upstream-connection';
+import type { RelayedMethod, Upstream } from './upstream-connection';
 import { ambiguousUpstreamNames, reachedBy, type ToolPolicy } from './upstream-spec';
 
 /**
@@ -146,6 +146,9 @@ export class Gateway {
       u.client.onerror = () => undefined;
     }
     s.onerror = () => undefined;
+    // The upstreams' requests to the client: the client answers, once it has said what it supports.
+    const initialized = new Promise<void>((resolve) => (s.oninitialized = () => resolve()));
+    for (const u of this.#o.upstreams) u.relay.bind(async (method, params, signal) => this.#toClient(initialized, method, params, signal));
 
     if (capabilities.tools) {
       s.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => ({ tools: (await this.#listTools(extra.signal)).map((e) => this.#listed(e)) }));
@@ -157,7 +160,7 @@ export class Gateway {
       }));
       s.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
         const route = this.#route(req.params.name);
-        if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name}`);
+        if (!route) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${req.params.name}`);
         return this.#forward(route.upstream, 'prompts/get', { ...req.params, name: route.name }, extra);
       });
     }
@@ -181,7 +184,7 @@ export class Gateway {
         const ref = req.params.ref;
         if (ref.type === 'ref/prompt') {
           const route = this.#route(ref.name);
-          if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+          if (!route) throw rpcError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
           return this.#forward(route.upstream, 'completion/complete', { ...req.params, ref: { ...ref, name: route.name } }, extra);
         }
         return this.#byResource(ref.uri, 'completion/complete', req.params, extra);
@@ -195,17 +198,41 @@ export class Gateway {
     }
   }
 
+  /**
+   * An upstream's elicitation, sampling or roots request, sent to the MCP client as it came. A
+   * client that does not support it is told so in the upstream's answer (-32601), as the upstream
+   * would have heard it talking to that client directly.
+   */
+  async #toClient(initialized: Promise<void>, method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    await Promise.race([initialized, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
+    const caps = this.server.getClientCapabilities() ?? {};
+    const supported = method === 'roots/list' ? caps.roots : method === 'sampling/createMessage' ? caps.sampling : caps.elicitation;
+    if (supported === undefined) {
+      const client = this.server.getClientVersion()?.name ?? 'the MCP client';
+      throw rpcError(ErrorCode.MethodNotFound, `${client} does not support ${method} (it did not declare ${method.split('/')[0]} when it connected to countersign-mcp)`);
+    }
+    try {
+      return await this.server.request({ method, ...(params === undefined ? {} : { params }) }, anyResult, { signal, timeout: UPSTREAM_TIMEOUT_MS });
+    } catch (error) {
+      throw upstreamError(error);
+    }
+  }
+
   /** Every page of a list from every upstream that has the capability. */
   async #all<P, T>(signal: AbortSignal, has: (u: Upstream) => boolean, method: string, schema: z.ZodType<P>, items: (page: P) => T[]): Promise<Array<{ upstream: Upstream; item: T }>> {
     const out: Array<{ upstream: Upstream; item: T }> = [];
     for (const upstream of this.#o.upstreams.filter(has)) {
       let cursor: string | undefined;
-      // A bounded number of pages: a server that always returns a cursor cannot keep us here.
-      for (let page = 0; page < 100; page++) {
+      // Every page, however many: a list cut short would hide tools without a word. Only a
+      // server that hands back a cursor it gave before (it would never end) is refused, loudly.
+      const seen = new Set<string>();
+      for (;;) {
         const result = (await upstream.client.request({ method, params: cursor === undefined ? {} : { cursor } }, schema as never, { signal, timeout: UPSTREAM_TIMEOUT_MS })) as P & { nextCursor?: string };
         for (const item of items(result)) out.push({ upstream, item });
         cursor = result.nextCursor;
         if (cursor === undefined) break;
+        if (seen.has(cursor)) throw rpcError(ErrorCode.InternalError, `upstream "${upstream.spec.name}": ${method} returned the cursor ${JSON.stringify(cursor.slice(0, 80))} twice, so its list never ends`);
+        seen.add(cursor);
       }
     }
     return out;
@@ -245,7 +272,7 @@ export class Gateway {
   async #callTool(params: { name: string; arguments?: Record<string, unknown> | undefined; _meta?: Record<string, unknown> | undefined }, extra: Extra): Promise<CallToolResult> {
     const entry = await this.#toolFor(params.name, extra.signal);
     // A denied tool is not listed, and calling it is calling a tool that does not exist.
-    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Tool ${params.name} not found`);
+    if (entry === undefined) throw rpcError(ErrorCode.InvalidParams, `Tool ${params.name} not found`);
     const args = params.arguments ?? {};
     if (entry.policy === 'ask') return this.#askThenCall(entry, args, params._meta, extra);
     if (entry.upstream.operations) return this.#o.operations.call(entry.upstream, entry.tool.name, args, extra.signal);
@@ -349,7 +376,7 @@ export class Gateway {
     const owner = this.#resourceOwners.get(uri);
     if (owner !== undefined || !this.#several) return this.#forward(owner ?? this.#o.upstreams[0]!, method, params, extra);
     // Not listed (a template's URI): the first upstream with resources that knows it.
-    let last: Error = new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+    let last: Error = rpcError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
     for (const u of this.#o.upstreams.filter((x) => x.capabilities.resources)) {
       try {
         return await this.#forward(u, method, params, extra);
@@ -411,10 +438,20 @@ function notRun(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** An upstream's JSON-RPC error keeps its code, without the SDK's "MCP error N:" prefix added again. */
-function upstreamError(error: unknown): Error {
-  if (error instanceof McpError) return new McpError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
-  return error instanceof Error ? error : new Error(String(error));
+/**
+ * An upstream's JSON-RPC error as the client gets it: its code, data and text, once. An McpError's
+ * message carries the SDK's "MCP error N: " prefix, and the client's SDK adds its own: so the
+ * answer is an error whose message is the upstream's text alone (the SDK's protocol answers with
+ * `code`, `message` and `data` of whatever a handler throws).
+ */
+export function upstreamError(error: unknown): Error {
+  if (!(error instanceof McpError)) return error instanceof Error ? error : new Error(String(error));
+  return rpcError(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''), error.data);
+}
+
+/** A JSON-RPC error answered with exactly `text` (an McpError would put its "MCP error N: " before it). */
+function rpcError(code: number, text: string, data?: unknown): Error {
+  return Object.assign(new Error(text), { code, ...(data === undefined ? {} : { data }) });
 }
 
 /** What the gateway offers: what the upstreams offer, except tasks (not proxied) and experimental members. */

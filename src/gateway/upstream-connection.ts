@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type ClientCapabilities, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { formatExtensionsHeader, supportsOperationsV2 } from '../protocol/advertising-support';
 import { companyFromPoppyJson, type Company } from '../protocol/company';
 import { CountersignError } from '../protocol/errors';
@@ -14,10 +14,40 @@ import { isStdioUpstream, type HttpUpstreamSpec, type UpstreamSpec } from './ups
  * (`"company": true`, `--company`) is one, and only when its poppy.json lists operations v2 (spec
  * section 2): a poppy.json alone never changes how the gateway treats a server, and a Company
  * whose poppy.json cannot be read is a warning, not a quiet change (docs/mcp-gateway.md,
- * "Operations v2 Companies"). The gateway's own client declares no capabilities (no roots,
- * sampling or elicitation): requests from the upstream to the client are not relayed
- * (docs/mcp-gateway.md, "What passes through").
+ * "Operations v2 Companies"). Requests from the upstream to the client (elicitation, sampling,
+ * roots) go to the MCP client through `relay`, and the client answers them (docs/mcp-gateway.md,
+ * "What passes through").
  */
+
+/**
+ * What the gateway's client declares to every upstream. It connects before the MCP client has
+ * said what it supports, so it declares everything it can relay; a request the MCP client turns
+ * out not to support is answered with the client's own refusal (gateway-server.ts). Elicitation
+ * is form mode only: a server lists URL-mode tools to clients that declare URL mode, and few do.
+ */
+export const RELAYED_CLIENT_CAPABILITIES: ClientCapabilities = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
+
+/** The server-to-client requests relayed, by method. */
+export type RelayedMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+export type RelayRequest = (method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
+/**
+ * Where an upstream's requests to the client go: to whatever the gateway binds (the MCP client),
+ * and until it binds, they wait (an upstream may ask for roots right after `initialize`).
+ */
+export class ClientRelay {
+  #bind!: (to: RelayRequest) => void;
+  readonly #bound = new Promise<RelayRequest>((resolve) => (this.#bind = resolve));
+
+  bind(to: RelayRequest): void {
+    this.#bind(to);
+  }
+
+  async request(method: RelayedMethod, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const to = await this.#bound;
+    return to(method, params, signal);
+  }
+}
 
 export interface OperationsUpstream {
   company: Company;
@@ -38,6 +68,8 @@ export interface Upstream {
   operations: OperationsUpstream | undefined;
   /** Why a Company named by the config is not treated as one (its poppy.json could not be read or lists no operations v2). */
   warning: string | undefined;
+  /** The upstream's requests to the MCP client. */
+  relay: ClientRelay;
 }
 
 /** The longest server name Countersign shows (tool-call.ts, toolServerSchema). */
@@ -54,7 +86,12 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
   const timeoutMs = options.timeoutMs ?? 15_000;
   const found = isStdioUpstream(spec) || spec.company !== true ? undefined : await findOperations(spec, options.fetch ?? fetch, timeoutMs);
   const operations = found?.operations;
-  const client = new Client(options.clientInfo, { capabilities: {} });
+  const client = new Client(options.clientInfo, { capabilities: RELAYED_CLIENT_CAPABILITIES });
+  const relay = new ClientRelay();
+  // Before connecting: a server may ask the moment it is initialized.
+  client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await relay.request('elicitation/create', req.params, extra.signal)) as never);
+  client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => (await relay.request('sampling/createMessage', req.params, extra.signal)) as never);
+  client.setRequestHandler(ListRootsRequestSchema, async (req, extra) => (await relay.request('roots/list', req.params, extra.signal)) as never);
   const transport = isStdioUpstream(spec)
     ? new StdioClientTransport({
         command: spec.command,
@@ -83,6 +120,7 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
     instructions: client.getInstructions(),
     operations,
     warning: found?.warning,
+    relay,
   };
 }
 

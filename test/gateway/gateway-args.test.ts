@@ -30,6 +30,18 @@ describe('countersign-mcp [options] -- <command> [args...]', () => {
     expect(parseGatewayArgs(['--', 'srv'], env)).toMatchObject({ agentName: DEFAULT_AGENT_NAME, expirySeconds: 120, askAll: false, configDir: undefined }));
 });
 
+describe('countersign-mcp [options] --upstream-command <command> [--upstream-arg=<arg>]... (for clients that take -- for themselves)', () => {
+  it('is the same upstream as the -- form, arguments in order, a leading "-" given with "="', () => {
+    const dashed = parseGatewayArgs(['--agent-name', 'Desk', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/tmp/a b'], env);
+    const flagged = parseGatewayArgs(['--agent-name', 'Desk', '--upstream-command', 'npx', '--upstream-arg=-y', '--upstream-arg', '@modelcontextprotocol/server-filesystem', '--upstream-arg', '/tmp/a b'], env);
+    expect(flagged).toEqual(dashed);
+  });
+  it('takes --env like the -- form', () => expect(parseGatewayArgs(['--env', 'MODE=ro', '--upstream-command', 'srv'], env)).toMatchObject({ upstreams: [{ command: 'srv', args: [], env: { MODE: 'ro' } }] }));
+  it('refuses --upstream-arg without --upstream-command', () => expect(refused(['--upstream-arg', 'x', '--url', 'https://a.example/mcp'])).toMatch(/--upstream-arg needs --upstream-command/));
+  it('refuses both forms at once', () => expect(refused(['--upstream-command', 'a', '--', 'b'])).toMatch(/either -- <command> or --upstream-command/));
+  it('refuses it beside --url', () => expect(refused(['--upstream-command', 'a', '--url', 'https://a.example/mcp'])).toMatch(/exactly one/));
+});
+
 describe('countersign-mcp [options] --url <URL>', () => {
   it('reads repeatable headers as Name: value', () => {
     const cmd = parseGatewayArgs(['--url', 'https://mcp.example/mcp', '--header', 'Authorization: Bearer a:b', '--header', 'Poppy-Session:  s1'], env);

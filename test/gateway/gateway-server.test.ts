@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, type OperationsCaller } from '../../src/gateway/gateway-server';
 import type { ApprovedCall, ToolCallAnswer, ToolCallApprover, ToolCallQuestion } from '../../src/gateway/tool-call-approver';
@@ -15,6 +16,7 @@ import type { StdioUpstreamSpec, UpstreamSpec } from '../../src/gateway/upstream
 // (@modelcontextprotocol/server-filesystem and server-everything, over stdio). Only Countersign is
 // a stand-in here (ScriptedApprover); test/e2e/mcp-gateway.e2e.ts has the real extension.
 
+const PAGED = path.resolve('test/gateway/support/paged-server.mjs');
 const FS = path.resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const EVERYTHING = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -61,14 +63,14 @@ afterEach(async () => {
   while (open.length > 0) await open.pop()!.close().catch(() => undefined);
 });
 
-async function gatewayFor(specs: UpstreamSpec[], options: { askAll?: boolean; graceMs?: number; holdProgressMs?: number } = {}) {
+async function gatewayFor(specs: UpstreamSpec[], options: { askAll?: boolean; graceMs?: number; holdProgressMs?: number; client?: Client } = {}) {
   const upstreams: Upstream[] = [];
   for (const spec of specs) upstreams.push(await connectUpstream(spec, { clientInfo: { name: 'test', version: '0' } }));
   const approver = new ScriptedApprover();
   const journal = new MemoryJournal();
   const gateway = new Gateway({ upstreams, approver, operations: noOperations, journal, serverInfo: { name: 'countersign-mcp', version: '0' }, askAll: options.askAll ?? false, expiryMs: 120_000, graceMs: options.graceMs ?? 300, holdProgressMs: options.holdProgressMs ?? 1000 });
   const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'test-client', version: '0' });
+  const client = options.client ?? new Client({ name: 'test-client', version: '0' });
   await gateway.server.connect(a);
   await client.connect(b);
   open.push(gateway, client);
@@ -287,5 +289,82 @@ describe('what a stdio upstream gets', () => {
     } finally {
       delete process.env['COUNTERSIGN_TEST_SECRET'];
     }
+  });
+});
+
+/** A client that supports roots, sampling and elicitation, and answers them as its person would. */
+function answeringClient(seen: string[]): Client {
+  const client = new Client({ name: 'answering-client', version: '0' }, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } });
+  client.setRequestHandler(ListRootsRequestSchema, async () => {
+    seen.push('roots/list');
+    return { roots: [{ uri: `file://${dir}`, name: 'the client root' }] };
+  });
+  client.setRequestHandler(CreateMessageRequestSchema, async () => {
+    seen.push('sampling/createMessage');
+    return { model: 'the-client-model', role: 'assistant', content: { type: 'text', text: 'sampled by the client' } };
+  });
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    seen.push(`elicitation/create ${req.params.mode ?? 'form'}`);
+    return { action: 'accept', content: { color: 'red', number: 7, pets: 'cats' } };
+  });
+  return client;
+}
+
+describe('What passes through: elicitation, sampling and roots, answered by the client', () => {
+  it('server-everything lists the same tools through the gateway as to the client directly', async () => {
+    const viaGateway = (await gatewayFor([everythingSpec()], { client: answeringClient([]) })).client;
+    const plain = answeringClient([]);
+    await plain.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+    open.push(plain);
+    // server-everything registers its conditional tools once initialized: list after that.
+    await new Promise((r) => setTimeout(r, 300));
+    const names = async (c: Client) => (await c.listTools()).tools.filter((t) => t.execution?.taskSupport !== 'required').map((t) => t.name).sort();
+    const through = await names(viaGateway);
+    expect(through).toEqual(await names(plain));
+    expect(through).toEqual(expect.arrayContaining(['get-roots-list', 'trigger-sampling-request', 'trigger-elicitation-request']));
+  });
+
+  it("roots and sampling reach the client and its answers reach the tool; an approved call's elicitation goes to the client too", async () => {
+    const seen: string[] = [];
+    const { client, approver } = await gatewayFor([everythingSpec()], { client: answeringClient(seen) });
+    await new Promise((r) => setTimeout(r, 300));
+    const roots = await client.callTool({ name: 'get-roots-list', arguments: {} });
+    expect(JSON.stringify(roots.content)).toContain('the client root');
+    const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 10 } });
+    expect(JSON.stringify(sampled.content)).toContain('sampled by the client');
+    const elicited = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    expect(elicited.isError).not.toBe(true);
+    expect(JSON.stringify(elicited.content)).toContain('red');
+    expect(seen).toEqual(expect.arrayContaining(['roots/list', 'sampling/createMessage', 'elicitation/create form']));
+    // The two that do something asked first (neither says readOnlyHint).
+    expect(approver.questions.map((q) => q.tool)).toEqual(['trigger-sampling-request', 'trigger-elicitation-request']);
+  });
+
+  it('a client without sampling: the tool is listed, and the upstream hears that client\'s refusal', async () => {
+    const { client } = await gatewayFor([everythingSpec()]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('trigger-sampling-request');
+    const result = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 10 } });
+    expect(JSON.stringify(result)).toMatch(/does not support sampling\/createMessage/);
+  });
+});
+
+describe('Lists and errors as the upstream gave them', () => {
+  const pagedSpec = (): StdioUpstreamSpec => ({ name: 'paged', command: process.execPath, args: [PAGED] });
+
+  it('every page of tools/list: 162 tools one per page are 162 tools', async () => {
+    const { client } = await gatewayFor([pagedSpec()]);
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    expect(tools).toHaveLength(162);
+    expect(tools.at(-1)).toBe('tool_161');
+  });
+
+  it("an upstream's JSON-RPC error reaches the client with its code and data, its text prefixed once", async () => {
+    const { client } = await gatewayFor([pagedSpec()]);
+    const error = await client.callTool({ name: 'tool_0', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e as { code: number; message: string; data: unknown },
+    );
+    expect(error).toMatchObject({ code: -32042, message: 'MCP error -32042: the server refuses this call', data: { why: 'test' } });
   });
 });
