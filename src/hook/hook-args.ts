@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultConfigDir } from '../agent/index';
+import { defaultConfigDir } from '../agent/files';
 import { CountersignError } from '../protocol/errors';
 import { HOOK_AGENTS, type HookAgent } from './hook-input';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { canonicalJson } from '../protocol/canonical-json';
 import { isCountersignError } from '../protocol/errors';
 import { digestToolArguments, MAX_TOOL_ARGUMENTS_LENGTH, type ToolServer } from '../protocol/tool-call';
-import type { ToolCallApprovalResult } from '../agent/index';
+import type { ToolCallApprovalResult } from '../agent/companion-types';
 import { prepareCall, stillTheSame, type PreparedCall } from './card-arguments';
 import type { HookDecision } from './hook-answer';
 import { parseHookInput, type HookAgent, type HookCall } from './hook-input';

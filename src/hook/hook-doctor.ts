@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { PIN_FILE } from '../agent/index';
+import { PIN_FILE } from '../agent/keys';
 import { codexHooks } from './codex-trust';
 import { AGENT_NAMES } from './tool-kinds';
 import { hookCommandFor, isOurs, readJson, readToml, settingsFile, type SettingsCommand, type SettingsResult } from './hook-settings';

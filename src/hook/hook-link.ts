@@ -1,4 +1,6 @@
-import { Companion, isCountersignError, type ToolCallApprovalResult } from '../agent/index';
+import { Companion } from '../agent/companion';
+import type { ToolCallApprovalResult } from '../agent/companion-types';
+import { isCountersignError } from '../protocol/errors';
 import type { ToolServer } from '../protocol/tool-call';
 import type { ToolCallAsker } from './hook-decision';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
-import { PIN_FILE } from '../agent/index';
+import { PIN_FILE } from '../agent/keys';
 import { canonicalJson } from '../protocol/canonical-json';
 import type { HookAgent } from './hook-input';
 import { AGENT_NAMES } from './tool-kinds';
