@@ -326,6 +326,13 @@ function currencyWordAfter(text: string, index: number): { end: number; codes: r
   return null;
 }
 
+/** [code, sign, whether the sign is a three-letter code] for each sign of `code`. */
+function signsWithCodes(code: string): Array<readonly [string, string, boolean]> {
+  return signsOf(code).map((sign) => [code, sign, /^[A-Za-z]{3}$/.test(sign)] as const);
+}
+
+const KNOWN_SIGNS = Object.keys(CURRENCY_SIGNS).flatMap(signsWithCodes);
+
 /**
  * Every amount the summary presents: a number with a currency sign, code or word next to it
  * (spec section 3: "any amount" must be in the summary, so this is how the summary states
@@ -335,10 +342,11 @@ function currencyWordAfter(text: string, index: number): { end: number; codes: r
  * the terms).
  */
 export function moneyMentions(text: string, mentions: readonly NumberMention[], codes: Iterable<string> = []): MoneyMention[] {
-  const all = new Set<string>(Object.keys(CURRENCY_SIGNS));
-  for (const code of codes) if (isCurrencyCode(code)) all.add(code);
-  const signs = [...all].flatMap((code) => signsOf(code).map((sign) => [code, sign] as const));
-  // Only signs made of characters that occur next to the number are tried (a fast first look).
+  const extra = [...new Set(codes)].filter((code) => isCurrencyCode(code) && !knownCurrency(code)).flatMap(signsWithCodes);
+  // Only the signs the text holds are tried (a code as a word of its own), each only where it
+  // occurs next to the number: a fast first look, since most signs are codes and few are used.
+  const words = new Set(text.match(/(?<![A-Za-z])[A-Za-z]{3}(?![A-Za-z])/g));
+  const signs = [...KNOWN_SIGNS, ...extra].filter(([, sign, isCode]) => (isCode ? words.has(sign) : text.includes(sign)));
   const near = (from: number, to: number) => text.slice(Math.max(0, from), to);
   const spelled = wordNumberMentions(text).map((m) => ({ ...m, spelled: true }));
   const numbers = [...mentions.map((m) => ({ ...m, spelled: false })), ...spelled].sort((a, b) => a.start - b.start);
@@ -354,9 +362,8 @@ export function moneyMentions(text: string, mentions: readonly NumberMention[], 
     const head = near(m.start - 30, m.start);
     const tail = near(numberEnd, numberEnd + 30);
     for (const [code, sign] of signs) {
-      const first = sign[0]!;
-      const last = sign[sign.length - 1]!;
-      if (!head.includes(last) && !tail.includes(first)) continue;
+      // A sign next to the number lies whole within 30 characters of it (signs are 3 characters at most).
+      if (!head.includes(sign) && !tail.includes(sign)) continue;
       // A sign before a number in words ("$seven") is no way to write an amount.
       const before = m.spelled ? -1 : signStartBefore(text, m.start, sign);
       const after = signEndAfter(text, numberEnd, sign);
