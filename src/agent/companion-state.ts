@@ -3,11 +3,10 @@ import type { EventEmitter } from 'node:events';
 import type * as z from 'zod';
 import { randomNonce, type AgentInboundMessage, type AgentToExtensionMessage, type BridgePublicJwk, type approvalRequestMessage } from '../protocol/bridge';
 import { CountersignError, isCountersignError } from '../protocol/errors';
-import type { ApprovalResult, CompanionError, CompanionEvents } from './companion-types';
+import type { ApprovalResult, CompanionError, CompanionEvents, ToolCallFlight } from './companion-types';
 import type { Journal } from './journal';
 import type { AgentKey, PinnedKey } from './keys';
 import type { Link } from './link';
-import type { ToolCallFlight } from './tool-call-flight';
 
 /**
  * What the Companion's modules share: one connection to the extension through its bridge, the

@@ -4,6 +4,8 @@ import type { Approval } from '../protocol/approval';
 import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
 import type { DecisionClaims } from '../protocol/decision';
 import { CountersignError, ERROR_CODES, type ErrorCode } from '../protocol/errors';
+import type { ToolCall, ToolServer } from '../protocol/tool-call';
+import type { ToolCallClaims } from '../protocol/tool-call-decision';
 import type { Outcome } from './journal';
 
 /**
@@ -108,14 +110,14 @@ export interface CompanionEvents {
   protocolError: [error: CountersignError];
   /** The person registered, replaced or removed their passkey (null), as the extension announced it. */
   passkeyChanged: [passkey: PasskeyCredential | null];
-}
-
   /**
    * The person started or stopped requiring their passkey for every approval of this agent, as
    * the extension announced it (signed): while `required`, no approval counts without a verified
    * assertion, whatever the request asked.
    */
   passkeyRequirementChanged: [required: boolean];
+}
+
 /**
  * An `error` message from the extension or the bridge, as a typed error. `code` is the remote code
  * when this version knows it (otherwise ERR_REMOTE, with the remote one in `remoteCode`:
@@ -131,4 +133,28 @@ export class CompanionError extends CountersignError {
     this.remoteCode = remote.code;
     this.source = remote.source;
   }
+}
+
+export interface RequestToolCallApprovalInput {
+  /** The MCP server as it introduces itself, and how it is reached (shown to the person). */
+  server: ToolServer;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** When the prompt closes. */
+  expiresAt: Date;
+  /** Aborting withdraws the prompt (approval_cancel) and rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export type ToolCallApprovalResult =
+  | { status: 'approved'; callId: string; revision: string; decision: ToolCallClaims; jws: string }
+  | { status: 'declined'; callId: string; revision: string; decision: ToolCallClaims; jws: string }
+  | { status: 'expired' | 'superseded' | 'withdrawn' | 'unavailable'; callId: string; revision: string };
+
+export interface ToolCallFlight {
+  id: string;
+  nonce: string;
+  call: ToolCall;
+  revision: string;
+  finish(result: ToolCallApprovalResult | Error): void;
 }

@@ -17,7 +17,7 @@ export {
   type SessionContext,
 } from './companion';
 export { CONFIG_DIR_NAME, defaultConfigDir } from './files';
-export type { RequestToolCallApprovalInput, ToolCallApprovalResult } from './tool-call-flight';
+export type { RequestToolCallApprovalInput, ToolCallApprovalResult } from './companion-types';
 // Tool calls (countersign-mcp): what the person approves, and how a decision about one is checked.
 export { toolCallSummary, toolCallRevision, type ToolCall, type ToolServer } from '../protocol/tool-call';
 export { verifyToolCallDecision, type ToolCallClaims } from '../protocol/tool-call-decision';

@@ -1,11 +1,12 @@
 import { BRIDGE_PROTOCOL_VERSION, parseBridgeMessage, randomNonce, toolCallRequestMessage } from '../protocol/bridge';
 import { CountersignError, isCountersignError } from '../protocol/errors';
 import { deadlineOf } from '../protocol/rfc3339';
-import { toolCallRevision, type ToolCall, type ToolServer } from '../protocol/tool-call';
+import { toolCallRevision } from '../protocol/tool-call';
 import { verifyToolCallDecision, type ToolCallClaims } from '../protocol/tool-call-decision';
 import { sendAcked } from './acknowledgements';
 import { inFlight } from './approval-flight';
 import { inputError, unavailable, type CompanionState, type Decision } from './companion-state';
+import type { RequestToolCallApprovalInput, ToolCallApprovalResult, ToolCallFlight } from './companion-types';
 import type { PinnedKey } from './keys';
 
 /**
@@ -15,30 +16,6 @@ import type { PinnedKey } from './keys';
  * the exact call, and nothing in the decision journal: a tool-call approval is used at once or
  * never (the gateway keeps its own history of calls).
  */
-
-export interface RequestToolCallApprovalInput {
-  /** The MCP server as it introduces itself, and how it is reached (shown to the person). */
-  server: ToolServer;
-  tool: string;
-  arguments: Record<string, unknown>;
-  /** When the prompt closes. */
-  expiresAt: Date;
-  /** Aborting withdraws the prompt (approval_cancel) and rejects with the signal's reason. */
-  signal?: AbortSignal;
-}
-
-export type ToolCallApprovalResult =
-  | { status: 'approved'; callId: string; revision: string; decision: ToolCallClaims; jws: string }
-  | { status: 'declined'; callId: string; revision: string; decision: ToolCallClaims; jws: string }
-  | { status: 'expired' | 'superseded' | 'withdrawn' | 'unavailable'; callId: string; revision: string };
-
-export interface ToolCallFlight {
-  id: string;
-  nonce: string;
-  call: ToolCall;
-  revision: string;
-  finish(result: ToolCallApprovalResult | Error): void;
-}
 
 export async function requestToolCallApproval(state: CompanionState, input: RequestToolCallApprovalInput): Promise<ToolCallApprovalResult> {
   input.signal?.throwIfAborted();
@@ -57,9 +34,6 @@ export async function requestToolCallApproval(state: CompanionState, input: Requ
     'requestToolCallApproval',
   );
   if (!parsed.ok) throw inputError(parsed.error);
-    // While the person requires their passkey for every approval of this agent, a tool call too
-    // is approved only with an assertion over exactly these claims (docs/agent-sdk.md).
-    if (claims.status === 'approved' && (state.passkey.current?.required === true || m.passkey_assertion !== undefined)) await state.passkey.verify(claims, m.passkey_assertion);
   const call = parsed.message.tool_call;
   const revision = await toolCallRevision(call);
   if (state.pin === undefined) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent has not paired with Countersign: pair it first (countersign-mcp pair)');
@@ -83,6 +57,9 @@ export async function onToolCallDecision(state: CompanionState, flight: ToolCall
   try {
     claims = await verifyToolCallDecision(m.jws as string, { pinnedKey: (state.pin as PinnedKey).key, expected: { call: flight.call, audience: state.key.thumbprint, nonce: flight.nonce } });
     if (claims.status !== m.status) throw new CountersignError('ERR_DECISION_MISMATCH', 'decision.status: the message and the signed decision disagree');
+    // While the person requires their passkey for every approval of this agent, a tool call too
+    // is approved only with an assertion over exactly these claims (docs/agent-sdk.md).
+    if (claims.status === 'approved' && (state.passkey.current?.required === true || m.passkey_assertion !== undefined)) await state.passkey.verify(claims, m.passkey_assertion);
   } catch (error) {
     if (isCountersignError(error, 'ERR_DECISION_EXPIRED')) return flight.finish({ status: 'expired', ...base });
     const e = isCountersignError(error) ? error : new CountersignError('ERR_DECISION_INVALID', 'decision: could not be verified', { cause: error });

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { CountersignError } from './errors';
 import { jsonTypeName } from './issues';
 
@@ -20,9 +19,6 @@ export const B64U_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /** How error messages describe B64U_32_PATTERN. */
 export const B64U_32_RULE = 'unpadded canonical base64url of 32 bytes (43 characters)';
-
-/** 32 bytes in the canonical spelling: SHA-256 digests, RFC 7638 thumbprints, nonces, key coordinates. */
-export const base64url32Schema = z.string({ error: `expected ${B64U_32_RULE}` }).regex(B64U_32_PATTERN, { error: `expected ${B64U_32_RULE}` });
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { B64U_64_PATTERN, base64url32Schema } from './base64url';
+import { B64U_64_PATTERN } from './base64url';
+import { base64url32Schema } from './text-schemas';
 import { describeZodError } from './describe-zod-error';
 import { CountersignError, type ErrorCode } from './errors';
 import { idSchema } from './id';

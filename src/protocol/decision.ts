@@ -1,6 +1,7 @@
 import { CompactSign, base64url, compactVerify, importJWK } from 'jose';
 import * as z from 'zod';
-import { B64U_32_PATTERN, B64U_32_RULE, B64U_PATTERN, base64url32Schema } from './base64url';
+import { B64U_32_PATTERN, B64U_32_RULE, B64U_PATTERN } from './base64url';
+import { base64url32Schema } from './text-schemas';
 import { MAX_DECISION_JWS_LENGTH, companySchema, nonceSchema, thumbprintSchema } from './bridge-messages';
 import { canonicalJson } from './canonical-json';
 import { CountersignError, isCountersignError } from './errors';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { base64url32Schema, base64urlEncode } from './base64url';
+import { base64urlEncode } from './base64url';
+import { base64url32Schema } from './text-schemas';
 import { parseWith } from './parse-with';
 import { sha256 } from './webcrypto';
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { B64U_32_PATTERN, B64U_32_RULE } from './base64url';
 import { isWellFormedText } from './json';
 
 /**
@@ -71,3 +72,10 @@ export const requestUrlSchema = z
 
 /** A JSON object (tool arguments): members of any JSON type. */
 export const jsonObjectSchema = z.record(z.string(), z.json(), { error: 'expected a JSON object' });
+
+/**
+ * 32 bytes in base64url's canonical spelling (base64url.ts): a digest, a thumbprint, a nonce, a
+ * key coordinate. Here, not in base64url.ts, so that the encoder and decoder load without zod
+ * (the approval window's passkey step uses them).
+ */
+export const base64url32Schema = z.string({ error: `expected ${B64U_32_RULE}` }).regex(B64U_32_PATTERN, { error: `expected ${B64U_32_RULE}` });

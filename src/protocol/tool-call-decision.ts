@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { base64url32Schema } from './base64url';
+import { base64url32Schema } from './text-schemas';
 import { canonicalJson } from './canonical-json';
 import { DECISION_VERSION, checkDecisionTime, decisionClaimsSchema, decisionMismatch as mismatch, openDecision, signClaims, type DecisionAlg } from './decision';
 import { CountersignError, isCountersignError } from './errors';

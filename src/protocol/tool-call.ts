@@ -3,7 +3,6 @@ import { canonicalJson } from './canonical-json';
 import { idSchema } from './id';
 import { checkRfc3339, RFC3339_RULE } from './rfc3339';
 import { displayNameSchema, jsonObjectSchema, requestUrlSchema } from './text-schemas';
-import { sha256Base64url } from './webcrypto';
 
 /**
  * A tool call as an approval item (docs/bridge-protocol.md, "tool_call_request"): what
@@ -111,18 +110,9 @@ export const toolCallSchema = z.strictObject({
 });
 export type ToolCall = z.output<typeof toolCallSchema>;
 
-/**
- * The revision of a tool call: base64url(SHA-256(canonical JSON of server, tool and arguments)).
- * Computed by the extension and by the agent alike, so one approval covers exactly one call.
- */
-export async function toolCallRevision(call: Pick<ToolCall, 'server' | 'tool' | 'arguments'>): Promise<string> {
-  return sha256Base64url(new TextEncoder().encode(canonicalJson({ server: call.server, tool: call.tool, arguments: call.arguments })));
-}
-
-/** base64url(SHA-256(canonical JSON of the arguments)): the `arguments_sha256` of a tool-call decision. */
-export async function digestToolArguments(args: Record<string, unknown>): Promise<string> {
-  return sha256Base64url(new TextEncoder().encode(canonicalJson(args)));
-}
+// Hashing a call lives apart from its schema so the approval window can check what it shows
+// without loading zod (tool-call-revision.ts).
+export { digestToolArguments, toolCallRevision } from './tool-call-revision';
 
 /**
  * The summary Countersign writes for a tool call, kept with the item for the lists and the

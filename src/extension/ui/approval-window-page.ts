@@ -10,8 +10,18 @@ import { showsSignedCall, toolCallYouApprove } from './tool-call-arguments';
 import { inspectText } from '../../summary/text-inspection.ts';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
-import { PASSKEY_TIMEOUT_MS, passkeyAssertion } from './passkey-ceremony';
 import { deadlineOf } from '../../protocol/rfc3339';
+
+/**
+ * The WebAuthn ceremony loads only for an item that needs the person's passkey: most windows never
+ * ask for one, and it is the largest part of what the window would otherwise load before its
+ * first paint. It starts loading when such an item is shown, so the Approve click does not wait.
+ */
+let ceremony: Promise<typeof import('./passkey-ceremony')> | undefined;
+function loadCeremony(): Promise<typeof import('./passkey-ceremony')> {
+  ceremony ??= import('./passkey-ceremony');
+  return ceremony;
+}
 
 export { formatRemaining } from './countdown';
 
@@ -280,6 +290,7 @@ class ApprovalWindow {
     // The passkey step's own word on this item outlives re-renders; else say Approve needs it.
     if (pending && this.passkeyNote?.key === view.key) ui.status.textContent = this.passkeyNote.text;
     else if (pending && view.userVerification === 'required') ui.status.textContent = t('passkeyRequiredNote');
+    if (pending && view.userVerification === 'required') void loadCeremony();
     ui.riskAck.hidden = !danger;
     ui.approve.textContent = danger ? t('approveAnyway') : t('approve');
     ui.approve.className = `${danger ? 'secondary' : 'primary'} armed-button`;
@@ -488,8 +499,10 @@ class ApprovalWindow {
     this.passkeyAbort?.abort();
     const controller = new AbortController();
     this.passkeyAbort = controller;
-    const timer = setTimeout(() => controller.abort(new DOMException('the passkey took too long', 'TimeoutError')), PASSKEY_TIMEOUT_MS);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
+      const { PASSKEY_TIMEOUT_MS, passkeyAssertion } = await loadCeremony();
+      timer = setTimeout(() => controller.abort(new DOMException('the passkey took too long', 'TimeoutError')), PASSKEY_TIMEOUT_MS);
       const asked = (await this.send({ type: 'countersign/passkey-challenge', key })) as { challenge?: string; credentialId?: string; now?: number; error?: { message: string } };
       if (asked.error !== undefined || asked.challenge === undefined || asked.credentialId === undefined || asked.now === undefined) throw new Error(asked.error?.message ?? 'no challenge');
       const assertion = await passkeyAssertion(asked.challenge, asked.credentialId, controller.signal);

@@ -1,6 +1,7 @@
 // Imported by file, not through the folders' index (the window's bundle carries only what it uses).
 import { canonicalEntries } from '../../protocol/canonical-json.ts';
-import { toolCallRevision, type ToolCall } from '../../protocol/tool-call.ts';
+import type { ToolCall } from '../../protocol/tool-call.ts';
+import { toolCallRevision } from '../../protocol/tool-call-revision.ts';
 import { inspectText } from '../../summary/text-inspection.ts';
 import type { ApprovalView } from '../snapshot';
 import type { Translate } from './i18n';
