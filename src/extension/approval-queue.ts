@@ -411,10 +411,15 @@ export class ApprovalQueue {
 
   /** An agent connection went away: its prompts stay, marked, and wait for it to come back. */
   async disconnected(conn: string): Promise<void> {
+    let changed = false;
     for (const record of await this.deps.store.withConnection()) {
-      if (record.conn === conn) await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
+      if (record.conn !== conn) continue;
+      await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
+      changed = true;
     }
-    this.deps.changed('update');
+    // Only when an item changed: connections that never asked anything come and go by the dozen
+    // in a flood (docs/bridge-protocol.md section 5), and each update repaints every open page.
+    if (changed) this.deps.changed('update');
   }
 
   /** The bridge restarted: every connection id it gave is void. */

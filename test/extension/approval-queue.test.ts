@@ -244,6 +244,15 @@ describe('approval queue (spec sections 3, 5, 7)', () => {
     expect(sent).toEqual([]);
   });
 
+  it('a connection that asked nothing leaves without a repaint of the pages (a flood opens them by the dozen, docs/bridge-protocol.md section 5)', async () => {
+    await queue.receive(agent, 'c1', request());
+    changes.length = 0;
+    await queue.disconnected('c_stranger');
+    expect(changes).toEqual([]);
+    await queue.disconnected('c1');
+    expect(changes).toEqual(['update']);
+  });
+
   it('decline all declines every waiting prompt', async () => {
     await queue.receive(agent, 'c1', request('rev1'));
     await queue.receive(agent, 'c1', request('rev1', { operation: { ...request().operation, operation_id: 'other' } }));
