@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: the reference Company's one operations engine. Section 3's
+// identifiers, section 6's checks and section 7's at-most-once share the same records and the
+// same spec-breaking switches, and all three interfaces call it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CountersignError, canonicalJson, type Approval, type JsonObject, type Operation } from '../protocol/index';
 import type { CompanyFaults, SpecBreak } from './faults';

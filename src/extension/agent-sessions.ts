@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: one connection's life (handshake, pairing, then requests) is
+// one state machine, and each message's rule depends on what the connection has proved so far.
+// The approvals themselves live in approval-queue.ts, the page's side in page-messages/.
 import {
   BRIDGE_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,

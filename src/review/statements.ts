@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: every matcher of "does the summary state this value" (amounts
+// in digits and in words, dates, IDs, currencies) reads the same normalised text, and wording.ts
+// builds its rules on them; split, each would need its own copy of the text rules.
 /**
  * Does the summary state a value? The matchers behind the terms review (spec section 5: the
  * Personal Agent checks that the terms agree with the summary). They read the summary as the

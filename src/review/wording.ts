@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: the money-wording rules judge one summary together (a denial
+// is excused once the charge is stated as a charge), so they share one reading of the summary's
+// amounts and money words; the phrase lists are data, with the rules that read them.
 /**
  * What the summary says about money, against the money in the terms (spec section 5: "The
  * Company writes both, so the `summary` alone could describe something other than the

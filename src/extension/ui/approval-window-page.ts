@@ -1,3 +1,6 @@
+// Longer than 500 lines on purpose: the window's one controller. Which item is shown, the arm
+// delay, the read-to-the-end and opened-changes gates, the passkey step and the footer all decide
+// together whether Approve arms, so they stay in one class; the card itself is approval-card.ts.
 import type { browser as browserApi } from 'wxt/browser';
 import { renderApprovalCard, type RenderedCard } from './approval-card';
 import { ArmDelay } from './arm-delay';
