@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Companion, CountersignError, defaultConfigDir, isCountersignError, performTool, type PerformResult } from '../agent/index';
+import { Companion, CountersignError, defaultConfigDir, isCountersignError, performTool, socketFolders, type PerformResult } from '../agent/index';
+import { DEFAULT_AGENT_NAME } from './gateway-args';
 import type { OperationsCaller } from './gateway-server';
 import { unavailableText } from './gateway-server';
 import type { ApprovedCall, ToolCallAnswer, ToolCallApprover, ToolCallOutcome, ToolCallQuestion } from './tool-call-approver';
@@ -14,9 +17,40 @@ import { isStdioUpstream } from './upstream-spec';
  * perform loop, spec sections 5-7). Never a fallback: when Countersign cannot be reached, nothing
  * runs (docs/mcp-gateway.md, "Fail closed").
  */
-/** The folder of the gateway's keys and journals: the one given, else the agent SDK's default. */
-export function gatewayConfigDir(configDir: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
-  return configDir ?? defaultConfigDir({ platform: process.platform, env, homedir: os.homedir() });
+/**
+ * The folder of the gateway's keys and journals: the one given, else the agent SDK's default;
+ * for an agent name other than the default, a folder of its own inside it. Countersign shows the
+ * name a key was paired with, so each name is its own key, paired once under that name
+ * (`countersign-mcp pair --agent-name <name>`): a name given only to `run` would otherwise never
+ * reach the window.
+ */
+export function gatewayConfigDir(configDir: string | undefined, env: Readonly<Record<string, string | undefined>>, agentName: string = DEFAULT_AGENT_NAME): string {
+  const base = configDir ?? defaultConfigDir({ platform: process.platform, env, homedir: os.homedir() });
+  return agentName === DEFAULT_AGENT_NAME ? base : path.join(base, 'agents', agentFolderName(agentName));
+}
+
+/** A folder name for an agent name: readable, and distinct for distinct names (the hash of the exact name). */
+export function agentFolderName(agentName: string): string {
+  const readable = agentName.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 32);
+  const hash = createHash('sha256').update(agentName, 'utf8').digest('hex').slice(0, 12);
+  return `${readable === '' ? 'agent' : readable}-${hash}`;
+}
+
+/**
+ * What the MCP client gave countersign-mcp, for the error that says the bridge was not found:
+ * where it looked, and which of the variables that decide it the client passed (names only:
+ * values may be secrets). Clients that start servers with the MCP SDK's default environment
+ * pass only HOME, PATH, SHELL and TERM (docs/mcp-gateway.md, "When Countersign is not found").
+ */
+export function environmentFacts(env: Readonly<Record<string, string | undefined>>): string {
+  const folders = socketFolders({ platform: process.platform, env, uid: process.getuid?.() ?? 0, username: os.userInfo().username });
+  const given = Object.keys(env).filter((k) => env[k] !== undefined).sort();
+  const runtime = env['XDG_RUNTIME_DIR'];
+  return (
+    `looked for the bridge in ${folders.join(', ')}; ` +
+    `the MCP client started countersign-mcp with ${runtime === undefined ? 'no XDG_RUNTIME_DIR' : `XDG_RUNTIME_DIR=${runtime}`} and the variables ${given.length === 0 ? '(none)' : given.slice(0, 40).join(', ')}. ` +
+    'If the browser\'s bridge listens elsewhere ("countersign-bridge doctor" prints where), add "env": {"XDG_RUNTIME_DIR": "<its folder>"} to this server in the client\'s config'
+  );
 }
 
 export class CountersignLink implements ToolCallApprover, OperationsCaller {
@@ -32,7 +66,12 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
   ) {}
 
   get configDir(): string {
-    return gatewayConfigDir(this.options.configDir, this.options.env ?? process.env);
+    return gatewayConfigDir(this.options.configDir, this.options.env ?? process.env, this.options.agentName);
+  }
+
+  #reasonOf(error: unknown): string {
+    const reason = reasonOf(error, this.options.agentName);
+    return isCountersignError(error, 'ERR_COMPANION_UNAVAILABLE') ? `${reason}; ${environmentFacts(this.options.env ?? process.env)}` : reason;
   }
 
   /**
@@ -102,12 +141,12 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
     try {
       use = await this.#use(question.expiresAt.getTime());
     } catch (error) {
-      return { status: 'unavailable', reason: reasonOf(error) };
+      return { status: 'unavailable', reason: this.#reasonOf(error) };
     }
     const { companion, release } = use;
     if (!companion.paired) {
       release();
-      return { status: 'unavailable', reason: 'this gateway is not paired with Countersign' };
+      return { status: 'unavailable', reason: notPaired(this.options.agentName) };
     }
     try {
       const result = await companion.requestToolCallApproval({ server: question.server, tool: question.tool, arguments: question.arguments, expiresAt: question.expiresAt, signal: question.signal });
@@ -123,7 +162,7 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
     } catch (error) {
       release();
       if (question.signal.aborted) return { status: 'cancelled' };
-      return { status: 'unavailable', reason: reasonOf(error) };
+      return { status: 'unavailable', reason: this.#reasonOf(error) };
     }
   }
 
@@ -156,7 +195,7 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
     try {
       use = await this.#use(Date.now() + OPERATION_LOCK_WAIT_MS);
     } catch (error) {
-      return notDone(unavailableText(reasonOf(error)));
+      return notDone(unavailableText(this.#reasonOf(error)));
     }
     const spec = upstream.spec;
     try {
@@ -192,9 +231,15 @@ const LOCK_RETRY_MS = 250;
 /** How long an operations v2 call waits for the config folder before it fails closed. */
 const OPERATION_LOCK_WAIT_MS = 120_000;
 
-function reasonOf(error: unknown): string {
+/** The command that pairs this agent name (the name's own key, gatewayConfigDir). */
+function notPaired(agentName: string): string {
+  const command = agentName === DEFAULT_AGENT_NAME ? 'countersign-mcp pair' : `countersign-mcp pair --agent-name ${JSON.stringify(agentName)}`;
+  return `this gateway ("${agentName}") is not paired with Countersign: run ${command} once`;
+}
+
+function reasonOf(error: unknown, agentName: string): string {
   if (isCountersignError(error, 'ERR_COMPANION_UNAVAILABLE')) return 'the Countersign bridge is not running: is the browser with Countersign open?';
-  if (isCountersignError(error, 'ERR_AGENT_NOT_PAIRED')) return 'this gateway is not paired with Countersign';
+  if (isCountersignError(error, 'ERR_AGENT_NOT_PAIRED')) return notPaired(agentName);
   if (isCountersignError(error, 'ERR_AGENT_REVOKED')) return 'this gateway was removed in Countersign: pair it again';
   // The call itself has to change, not the setup: say which limit, with the code to look up.
   if (isCountersignError(error, 'ERR_TOOL_CALL_TOO_LARGE')) return `ERR_TOOL_CALL_TOO_LARGE, too large for the approval window to show in full: ${error.message.slice(0, 300)}`;

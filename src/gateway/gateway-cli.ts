@@ -44,14 +44,14 @@ export async function runGatewayCli(deps: GatewayCliDeps): Promise<number> {
       deps.stdout.write(`countersign-mcp ${GATEWAY_VERSION}\n`);
       return 0;
     case 'pair':
-      return pair(command.agentName, gatewayConfigDir(command.configDir, deps.env), deps);
+      return pair(command.agentName, gatewayConfigDir(command.configDir, deps.env, command.agentName), deps);
     case 'run':
       return run(command, deps);
   }
 }
 
 function pair(agentName: string, configDir: string, deps: GatewayCliDeps): Promise<number> {
-  return pairFromCli({ command: 'countersign-mcp', thing: 'gateway', agentName, configDir, env: deps.env, stderr: deps.stderr, next: 'Paired. Add countersign-mcp to your MCP client (see the README).' });
+  return pairFromCli({ command: 'countersign-mcp', thing: 'gateway', agentName, configDir, env: deps.env, stderr: deps.stderr, next: `Paired as "${agentName}". Add countersign-mcp to your MCP client with this same agent name (--agent-name or "agent_name"; see the README).` });
 }
 
 async function run(command: GatewayRun, deps: GatewayCliDeps): Promise<number> {

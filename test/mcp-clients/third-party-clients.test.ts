@@ -1,0 +1,90 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { person } from '../coding-agents/support/coding-agent-suite';
+import { claudeDesktopConfig, FILESYSTEM_SERVER, INSPECTOR_CLI, pairAs, runClient, setUp, shellEnv, WONG2_MCP_CLI, type Setup } from './support/clients';
+
+// docs/mcp-gateway.md "Launching it from an MCP client": countersign-mcp started by MCP clients
+// nobody here wrote, each as its own process with its own environment handling, in front of the
+// real bridge. Each client's agent name is paired once and must be the name on the card.
+
+let setup: Setup;
+const INSPECTOR = 'Inspector agent';
+const DESKTOP = 'Desktop agent';
+
+beforeAll(async () => {
+  setup = await setUp();
+  for (const name of [INSPECTOR, DESKTOP]) await pairAs(setup, name);
+}, 60_000);
+afterAll(async () => setup?.dispose());
+
+/** The gateway's arguments in the launch form every client can pass on: no `--`. */
+function gatewayArgs(agentName: string): string[] {
+  return ['--agent-name', agentName, '--config-dir', setup.configDir, '--upstream-command', 'node', '--upstream-arg', FILESYSTEM_SERVER, '--upstream-arg', setup.files];
+}
+
+const target = (name: string) => path.join(setup.files, `${name}.txt`);
+
+describe('MCP Inspector CLI (@modelcontextprotocol/inspector-cli), launching countersign-mcp --upstream-command', { timeout: 30_000 }, () => {
+  // Its CLI takes `--` for itself, and finds its own package.json from a folder below the project.
+  const inspector = (agentName: string, file: string) =>
+    runClient('node', [INSPECTOR_CLI, 'countersign-mcp', ...gatewayArgs(agentName), '--method', 'tools/call', '--tool-name', 'write_file', '--tool-arg', `path=${file}`, 'content=written through the Inspector'], {
+      env: shellEnv(setup),
+      cwd: path.dirname(setup.scratch),
+    });
+
+  it('approved in Countersign: the file is written once, and the card names the agent as it was paired', async () => {
+    const asked = person(setup.ext, 'approve');
+    const ran = await inspector(INSPECTOR, target('inspector-approved'));
+    const prompts = await asked.stop();
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(readFileSync(target('inspector-approved'), 'utf8')).toBe('written through the Inspector');
+    expect(prompts.map((p) => [p.agentName, p.toolCall?.tool])).toEqual([[INSPECTOR, 'write_file']]);
+  });
+
+  it('declined in Countersign: nothing is written, and the client is told so', async () => {
+    const asked = person(setup.ext, 'decline');
+    const ran = await inspector(INSPECTOR, target('inspector-declined'));
+    expect(await asked.stop()).toHaveLength(1);
+    expect(ran.stdout).toContain('You declined this tool call in Countersign');
+    expect(existsSync(target('inspector-declined'))).toBe(false);
+  });
+});
+
+describe('@wong2/mcp-cli with the README\'s Claude Desktop snippet (the MCP SDK\'s default environment)', { timeout: 30_000 }, () => {
+  const call = (config: string, file: string) =>
+    runClient('node', [WONG2_MCP_CLI, '-c', config, 'call-tool', `countersign:write_file`, '--args', JSON.stringify({ path: file, content: 'written through mcp-cli' })], { env: shellEnv(setup), cwd: setup.scratch });
+
+  it('reduced environment: without XDG_RUNTIME_DIR the held call fails closed, and the error says what the client passed and where it looked', async () => {
+    const asked = person(setup.ext, 'approve');
+    const config = await claudeDesktopConfig(setup, 'countersign', gatewayArgs(DESKTOP));
+    const ran = await call(config, target('desktop-reduced'));
+    expect(await asked.stop()).toEqual([]);
+    expect(existsSync(target('desktop-reduced'))).toBe(false);
+    expect(ran.stdout).toContain('Countersign could not ask you');
+    expect(ran.stdout).toContain('no XDG_RUNTIME_DIR');
+    // What the MCP SDK's default environment holds here: no XDG_RUNTIME_DIR, no TMPDIR.
+    expect(ran.stdout).toContain('the variables HOME, PATH, SHELL, TERM.');
+    const text = (JSON.parse(ran.stdout) as { content: Array<{ text: string }> }).content[0]?.text;
+    expect(text).toContain('add "env": {"XDG_RUNTIME_DIR": "<its folder>"} to this server');
+  });
+
+  it('the snippet with "env": {"XDG_RUNTIME_DIR"}: approved, the file is written once, under the paired name', async () => {
+    const asked = person(setup.ext, 'approve');
+    const config = await claudeDesktopConfig(setup, 'countersign', gatewayArgs(DESKTOP), { env: { XDG_RUNTIME_DIR: setup.ext.runtimeDir } });
+    const ran = await call(config, target('desktop-approved'));
+    const prompts = await asked.stop();
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(readFileSync(target('desktop-approved'), 'utf8')).toBe('written through mcp-cli');
+    expect(prompts.map((p) => p.agentName)).toEqual([DESKTOP]);
+  });
+
+  it('declined: nothing is written', async () => {
+    const asked = person(setup.ext, 'decline');
+    const config = await claudeDesktopConfig(setup, 'countersign', gatewayArgs(DESKTOP), { env: { XDG_RUNTIME_DIR: setup.ext.runtimeDir } });
+    const ran = await call(config, target('desktop-declined'));
+    expect(await asked.stop()).toHaveLength(1);
+    expect(ran.stdout).toContain('You declined this tool call in Countersign');
+    expect(existsSync(target('desktop-declined'))).toBe(false);
+  });
+});
