@@ -2,7 +2,9 @@
  * countersign-mcp benchmarks (README, "Benchmarks"), with the built gateway as a real process in
  * front of @modelcontextprotocol/server-everything, both over stdio:
  * - a pass-through `allow` call (`echo`, annotated read-only) through the gateway against the same
- *   call made to server-everything directly: p50 and p99 ratio (goal ≤ 1.2x at p50);
+ *   call through a minimal pass-through stdio relay (a process that copies bytes both ways and
+ *   parses nothing: the floor of any server between client and upstream): p50 and p99 ratio
+ *   (goal ≤ 1.2x at p50); and against the call made to server-everything directly;
  * - the gateway's resident memory after 10,000 calls against after 100 (goal ≤ 1.2x).
  * Both paths are measured in this run, interleaved in blocks so that load on the machine falls on
  * both alike. Nothing is asserted.
@@ -14,7 +16,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { BenchResult } from './run';
 
-const GATEWAY = resolve('dist/countersign-mcp.mjs');
+/** The floor: a process between client and server that only copies bytes (`node -e RELAY <command> [args...]`). */
+const RELAY = [
+  "const { spawn } = require('node:child_process');",
+  "const child = spawn(process.argv[1], process.argv.slice(2), { stdio: ['pipe', 'pipe', 'ignore'] });",
+  'process.stdin.pipe(child.stdin);',
+  'child.stdout.pipe(process.stdout);',
+  "child.on('exit', (code) => process.exit(code ?? 0));",
+].join('\n');
 const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 const quantile = (xs: number[], q: number) => {
@@ -46,16 +55,24 @@ function rssKiB(pid: number): number {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const direct = await connect([EVERYTHING, 'stdio']);
   const configDir = mkdtempSync(join(tmpdir(), 'cs-bench-gateway-'));
-  const gateway = await connect([GATEWAY, '--config-dir', configDir, '--', process.execPath, EVERYTHING, 'stdio']);
+  // The gateway as the package ships it: the same bundle as scripts/build-package.mjs makes.
+  const bundled = join(configDir, 'countersign-mcp.mjs');
+  const { bundleNode } = (await import(resolve('scripts/bundle-node.mjs'))) as { bundleNode: (o: Record<string, unknown>) => Promise<unknown> };
+  await bundleNode({ entry: resolve('src/gateway/main.ts'), outfile: bundled, bin: true, minify: true, define: { __COUNTERSIGN_VERSION__: '"0.0.0-bench"' } });
+  const direct = await connect([EVERYTHING, 'stdio']);
+  const relay = await connect(['-e', RELAY, process.execPath, EVERYTHING, 'stdio']);
+  const gateway = await connect([bundled, '--config-dir', configDir, '--upstream-command', process.execPath, '--upstream-arg', EVERYTHING, '--upstream-arg', 'stdio']);
   try {
     await timeCalls(direct.client, 200);
+    await timeCalls(relay.client, 200);
     await timeCalls(gateway.client, 200);
     const viaDirect: number[] = [];
+    const viaRelay: number[] = [];
     const viaGateway: number[] = [];
     for (let block = 0; block < 10; block++) {
       viaDirect.push(...(await timeCalls(direct.client, 100)));
+      viaRelay.push(...(await timeCalls(relay.client, 100)));
       viaGateway.push(...(await timeCalls(gateway.client, 100)));
     }
     // Memory: after 100 more calls (the warm-ups and blocks above came first), then after 10,000.
@@ -69,7 +86,15 @@ export async function run(): Promise<BenchResult[]> {
     const after20k = rssKiB(pid);
     const p50 = [quantile(viaGateway, 0.5), quantile(viaDirect, 0.5)] as const;
     const p99 = [quantile(viaGateway, 0.99), quantile(viaDirect, 0.99)] as const;
+    const floor = [quantile(viaRelay, 0.5), quantile(viaRelay, 0.99)] as const;
     return [
+      {
+        name: 'countersign-mcp: allow call p50 (echo), against a pass-through relay',
+        baseline: 'the same call through a minimal stdio relay (copies bytes, parses nothing)',
+        ratio: p50[0] / floor[0],
+        goal: '≤ 1.2x',
+        detail: `p50 ${p50[0].toFixed(2)} ms vs ${floor[0].toFixed(2)} ms; p99 ${p99[0].toFixed(2)} ms vs ${floor[1].toFixed(2)} ms (${(p99[0] / floor[1]).toFixed(2)}x); 1,000 calls each, interleaved in blocks of 100`,
+      },
       {
         name: 'countersign-mcp: allow call p50 (echo)',
         baseline: 'the same call to server-everything directly',
@@ -87,6 +112,7 @@ export async function run(): Promise<BenchResult[]> {
     ];
   } finally {
     await gateway.client.close();
+    await relay.client.close();
     await direct.client.close();
     rmSync(configDir, { recursive: true, force: true });
   }
