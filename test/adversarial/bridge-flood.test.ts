@@ -155,8 +155,10 @@ describe('finding 1 (flood): before trust the bridge relays only the handshake, 
     expect(stats.bytesSent).toBeGreaterThan(32 * MB);
     // A bridge that relays them holds each one while the extension does not read: half of what was sent,
     // hundreds of MB within seconds. This one holds none of them; what RSS shows is the read buffers of
-    // the closed connections, garbage until the collector runs (V8 lets it reach about 64 MB first).
-    expect(during - before, `RSS ${before} → ${during} after ${stats.bytesSent} bytes on ${stats.connections} connections`).toBeLessThan(Math.min(96 * MB, stats.bytesSent / 4));
+    // the closed connections, garbage until the collector runs. How much garbage waits depends on how
+    // fast the machine floods (64 to 110 MB measured here, for 0.1 to 2.4 GB sent), never on what
+    // was sent: the bound is far below what holding the flood costs, and does not move with the flood.
+    expect(during - before, `RSS ${before} → ${during} after ${stats.bytesSent} bytes on ${stats.connections} connections`).toBeLessThan(Math.min(192 * MB, stats.bytesSent / 4));
     expect(b.extension.frames.received.some((m) => JSON.stringify(m).includes('x_pad'))).toBe(false);
   }, 30_000);
 

@@ -450,8 +450,9 @@ test.describe('the bridge under a flood: a process that never authenticates', ()
     expect(report.bytesSent).toBeGreaterThan(16 * MB);
     expect(report.codes?.['ERR_FRAME_TOO_LARGE']).toBeGreaterThan(0);
     // A bridge that relays the flood grows by hundreds of MB in seconds (53 MB to 948 MB in the review);
-    // this one holds none of it, only read buffers awaiting the collector.
-    expect(during - before).toBeLessThan(96 * MB);
+    // this one holds none of it, only read buffers awaiting the collector, whose amount follows how
+    // fast this machine floods (test/adversarial/bridge-flood.test.ts says more).
+    expect(during - before).toBeLessThan(Math.min(192 * MB, (report.bytesSent ?? 0) / 4));
     // Nothing of it is in front of the person: only hellos were relayed, and no pairing was asked.
     const page = await stack.approvalWindow();
     await expect(page.getByTestId('pairing')).toHaveCount(0);
