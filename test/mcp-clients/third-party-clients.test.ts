@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../agent/harness';
 import { person } from '../coding-agents/support/coding-agent-suite';
-import { claudeDesktopConfig, FILESYSTEM_SERVER, INSPECTOR_CLI, pairAs, runClient, setUp, shellEnv, WONG2_MCP_CLI, type Setup } from './support/clients';
+import { APIFY_MCPC, claudeDesktopConfig, FILESYSTEM_SERVER, INSPECTOR_CLI, pairAs, runClient, setUp, shellEnv, WONG2_MCP_CLI, type Setup } from './support/clients';
 
 // docs/mcp-gateway.md "Launching it from an MCP client": countersign-mcp started by MCP clients
 // nobody here wrote, each as its own process with its own environment handling, in front of the
@@ -26,11 +27,11 @@ function gatewayArgs(agentName: string): string[] {
 const target = (name: string) => path.join(setup.files, `${name}.txt`);
 
 describe('MCP Inspector CLI (@modelcontextprotocol/inspector-cli), launching countersign-mcp --upstream-command', { timeout: 30_000 }, () => {
-  // Its CLI takes `--` for itself, and finds its own package.json from a folder below the project.
+  // Its CLI takes `--` for itself.
   const inspector = (agentName: string, file: string) =>
-    runClient('node', [INSPECTOR_CLI, 'countersign-mcp', ...gatewayArgs(agentName), '--method', 'tools/call', '--tool-name', 'write_file', '--tool-arg', `path=${file}`, 'content=written through the Inspector'], {
+    runClient(process.execPath, [INSPECTOR_CLI, 'countersign-mcp', ...gatewayArgs(agentName), '--method', 'tools/call', '--tool-name', 'write_file', '--tool-arg', `path=${file}`, 'content=written through the Inspector'], {
       env: shellEnv(setup),
-      cwd: path.dirname(setup.scratch),
+      cwd: setup.scratch,
     });
 
   it('approved in Countersign: the file is written once, and the card names the agent as it was paired', async () => {
@@ -53,7 +54,7 @@ describe('MCP Inspector CLI (@modelcontextprotocol/inspector-cli), launching cou
 
 describe('@wong2/mcp-cli with the README\'s Claude Desktop snippet (the MCP SDK\'s default environment)', { timeout: 30_000 }, () => {
   const call = (config: string, file: string) =>
-    runClient('node', [WONG2_MCP_CLI, '-c', config, 'call-tool', `countersign:write_file`, '--args', JSON.stringify({ path: file, content: 'written through mcp-cli' })], { env: shellEnv(setup), cwd: setup.scratch });
+    runClient(process.execPath, [WONG2_MCP_CLI, '-c', config, 'call-tool', `countersign:write_file`, '--args', JSON.stringify({ path: file, content: 'written through mcp-cli' })], { env: shellEnv(setup), cwd: setup.scratch });
 
   it('reduced environment: without XDG_RUNTIME_DIR the held call fails closed, and the error says what the client passed and where it looked', async () => {
     const asked = person(setup.ext, 'approve');
@@ -86,5 +87,40 @@ describe('@wong2/mcp-cli with the README\'s Claude Desktop snippet (the MCP SDK\
     expect(await asked.stop()).toHaveLength(1);
     expect(ran.stdout).toContain('You declined this tool call in Countersign');
     expect(existsSync(target('desktop-declined'))).toBe(false);
+  });
+});
+
+describe('@apify/mcpc session: a time-out restarts its server (and mcpc may send the call again); calling again joins what waits', { timeout: 45_000 }, () => {
+  it('the timed-out prompt is cancelled; the call again is asked once (with any retry of mcpc), approved once, and the tool runs once', async () => {
+    const agentName = 'mcpc agent';
+    await pairAs(setup, agentName);
+    const env = shellEnv(setup, { MCPC_HOME_DIR: path.join(setup.scratch, 'mcpc') });
+    const config = await claudeDesktopConfig(setup, 'countersign', gatewayArgs(agentName), { env: { XDG_RUNTIME_DIR: setup.ext.runtimeDir } });
+    const mcpc = (...args: string[]) => runClient(process.execPath, [APIFY_MCPC, ...args], { env, cwd: setup.scratch });
+    const prompts = async () => (await setup.ext.store.all()).filter((r) => r.agentName === agentName).sort((a, b) => a.createdAt - b.createdAt);
+    const connected = await mcpc('connect', `${config}:countersign`, '@cs');
+    expect(connected.code, connected.stdout + connected.stderr).toBe(0);
+    try {
+      const file = target('mcpc-retried');
+      const args = [`path:=${file}`, 'content:=written once through mcpc'];
+      const first = await mcpc('--timeout', '2', '@cs', 'tools-call', 'write_file', ...args);
+      expect(first.code).not.toBe(0);
+      // mcpc restarted its bridge (a new countersign-mcp): the first gateway's prompt was cancelled, and mcpc sent the call again.
+      await waitFor(async () => (await prompts())[0]?.state === 'cancelled', 'the timed-out prompt to be cancelled', 15_000);
+      // Its session is back once its restarted bridge answers (before that, mcpc says "Session not found").
+      await waitFor(async () => (await mcpc('--json', '@cs')).code === 0, 'the mcpc session to be back', 15_000);
+      // The person answers only once the call again is held beside the retry (mcpc takes a few seconds to start).
+      // mcpc's bridge keeps the last --timeout it was given: give the long one back.
+      const again = mcpc('--json', '--timeout', '60', '@cs', 'tools-call', 'write_file', ...args);
+      await new Promise((r) => setTimeout(r, 6000));
+      const asked = person(setup.ext, 'approve');
+      const second = await again;
+      await asked.stop();
+      expect(second.code, second.stdout + second.stderr).toBe(0);
+      expect((await prompts()).map((p) => p.state)).toEqual(['cancelled', 'performed']);
+      expect(readFileSync(file, 'utf8')).toBe('written once through mcpc');
+    } finally {
+      await mcpc('close', '@cs');
+    }
   });
 });

@@ -18,6 +18,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 export const FILESYSTEM_SERVER = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 export const INSPECTOR_CLI = path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
 export const WONG2_MCP_CLI = path.join(ROOT, 'node_modules/@wong2/mcp-cli/src/cli.js');
+export const APIFY_MCPC = path.join(ROOT, 'node_modules/@apify/mcpc/bin/mcpc');
 
 export interface Setup {
   ext: FakeExtension;
@@ -27,7 +28,7 @@ export interface Setup {
   configDir: string;
   /** The folder the filesystem server may write in. */
   files: string;
-  /** A scratch folder below the project, for clients that look for a package.json above their cwd. */
+  /** A scratch folder, the clients' cwd (with a package.json above it, for the Inspector CLI). */
   scratch: string;
   dispose(): Promise<void>;
 }
@@ -43,8 +44,9 @@ export async function setUp(): Promise<Setup> {
   await symlink(process.execPath, path.join(bin, 'node'));
   const files = path.join(root, 'files');
   const configDir = path.join(root, 'config');
-  const scratch = path.join(ROOT, 'test-results', `mcp-clients-${process.pid}`);
-  await Promise.all([mkdir(files), mkdir(configDir), mkdir(scratch, { recursive: true })]);
+  // The Inspector CLI looks for a package.json in its cwd's parent (any will do).
+  const scratch = path.join(root, 'work');
+  await Promise.all([mkdir(files), mkdir(configDir), mkdir(scratch), writeFile(path.join(root, 'package.json'), '{}\n')]);
   return {
     ext,
     bin,
@@ -53,7 +55,7 @@ export async function setUp(): Promise<Setup> {
     scratch,
     dispose: async () => {
       await ext.dispose();
-      await Promise.all([rm(root, { recursive: true, force: true }), rm(scratch, { recursive: true, force: true })]);
+      await rm(root, { recursive: true, force: true });
     },
   };
 }
