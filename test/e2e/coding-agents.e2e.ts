@@ -66,7 +66,11 @@ async function openCard(tool: string, shot: string): Promise<Page> {
   await expect(page.getByTestId('summary')).toContainText(tool, { timeout: 20_000 });
   await expect(page.getByTestId('item-kind')).toHaveText(/A tool call on this computer, not a request from a Company/);
   await page.screenshot({ path: `test-results/coding-agents-${shot}-window.png` });
-  await page.getByTestId('summary').screenshot({ path: `test-results/coding-agents-${shot}-card.png` });
+  // The whole card at once: the window made tall enough for every row, then as it was.
+  const size = page.viewportSize() ?? { width: 1280, height: 720 };
+  await page.setViewportSize({ width: size.width, height: 1800 });
+  await page.screenshot({ path: `test-results/coding-agents-${shot}-card.png`, fullPage: true });
+  await page.setViewportSize(size);
   await page.getByTestId('summary').evaluate((e) => e.scrollIntoView({ block: 'end' }));
   return page;
 }
