@@ -76,3 +76,9 @@ export { PERFORM_JOURNAL_FILE, PerformJournal, sharedPerformJournal, type Perfor
 export type { ApiResponse } from './interfaces/api';
 export type { ConversationEvent, ConversationResponse } from './interfaces/conversation';
 export type { FetchLike } from './interfaces/common';
+
+// Tool calls of agent SDKs (docs/agent-sdk.md): each SDK's approval point, answered in Countersign.
+export { askCountersign, type CountersignAdapterOptions, type CountersignVerdict, type ToolCallApprover } from './adapters/ask-countersign';
+export { countersignCanUseTool, type CanUseToolOptions, type CanUseToolResult } from './adapters/countersign-can-use-tool';
+export { countersignApprovalResponses, type ConversationMessage, type ToolApprovalResponseMessage } from './adapters/countersign-approval-responses';
+export { countersignInterruptions, type InterruptedRun, type ToolApprovalInterruption } from './adapters/countersign-interruptions';

@@ -5,6 +5,7 @@ import { canonicalJson } from '../protocol/canonical-json';
 import { isCountersignError } from '../protocol/errors';
 import { digestToolArguments, MAX_TOOL_ARGUMENTS_LENGTH, type ToolServer } from '../protocol/tool-call';
 import type { ToolCallApprovalResult } from '../agent/companion-types';
+import { toolCallDenial } from '../agent/adapters/tool-call-denial';
 import { prepareCall, stillTheSame, type PreparedCall } from './card-arguments';
 import type { HookDecision } from './hook-answer';
 import { parseHookInput, type HookAgent, type HookCall } from './hook-input';
@@ -77,19 +78,7 @@ async function askFor(call: HookCall, prepared: PreparedCall, options: DecideInp
   } catch (error) {
     return deny(`Countersign could not be asked, so ${call.tool} is not run: ${messageOf(error)}`);
   }
-  switch (result.status) {
-    case 'approved':
-      break;
-    case 'declined':
-      return deny(`The person declined this ${call.tool} call in Countersign. Do not retry it; ask them what to do instead.`);
-    case 'expired':
-      return deny(`Nobody approved this ${call.tool} call in Countersign in time, so it is not run.`);
-    case 'withdrawn':
-    case 'superseded':
-      return deny(`The approval of this ${call.tool} call was withdrawn in Countersign, so it is not run.`);
-    case 'unavailable':
-      return deny(`Countersign is not available (${'reason' in result ? result.reason : 'the extension went away before it answered'}), so ${call.tool} is not run. Open the browser with Countersign and try again.`);
-  }
+  if (result.status !== 'approved') return deny(toolCallDenial(result.status, call.tool, 'reason' in result ? result.reason : undefined));
   // The SDK verified the signature over this exact call; the hook checks once more that what it answers for is what was signed.
   if (result.decision.tool !== call.tool || result.decision.arguments_sha256 !== (await digestToolArguments(prepared.arguments))) {
     return deny(`Countersign's approval does not cover this exact ${call.tool} call, so it is not run.`);
@@ -102,7 +91,7 @@ async function askFor(call: HookCall, prepared: PreparedCall, options: DecideInp
   } catch (error) {
     return deny(`Countersign could not be told that ${call.tool} runs now, so it is not run: ${messageOf(error)}`);
   }
-  if (!running) return deny(`The approval of this ${call.tool} call was withdrawn in Countersign, so it is not run.`);
+  if (!running) return deny(toolCallDenial('withdrawn', call.tool));
   return { decision: 'allow', reason: `Approved in Countersign (${result.callId}).` };
 }
 
