@@ -4,13 +4,26 @@
  * the CLI pays it: spawn the hook, write the hook input on stdin, read its one JSON answer.
  * Baseline, in the same run and interleaved: the smallest hook there is, a Node process that
  * reads its stdin and answers `{}`. The difference is the hook's own work (loading its bundle,
- * parsing, policy). A call that asks is not timed: the person's click dominates it.
- * Nothing is asserted.
+ * parsing, policy).
+ *
+ * Two more rows run the real Claude Code CLI (the version package.json pins), headless and offline
+ * against the scripted model of the real-CLI tests (test/coding-agents/), for a run that makes one
+ * Bash call, interleaved: with no hook (the CLI's own permission rule allows the call: the
+ * baseline), with countersign-hook and a policy that allows the call, and with countersign-hook
+ * asking the real bridge and extension services (test/agent/harness.ts), where a scripted person
+ * approves as soon as it sees the prompt stored (it looks every 25 ms). The last is the hook's
+ * cost of a call that asks, without the person's reading and clicking. Nothing is asserted.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Companion } from '../src/agent/companion';
+import { FakeExtension } from '../test/agent/harness';
+import { install, runAgent, timesRan, workspace, type Workspace } from '../test/coding-agents/support/clients';
+import { person } from '../test/coding-agents/support/coding-agent-suite';
+import { ModelServer, type ScriptedCall } from '../test/coding-agents/support/model-server';
 import type { BenchResult } from './run';
 
 /** The built hook (npm run bench builds it); COUNTERSIGN_HOOK_BENCH_BIN measures another bundle. */
@@ -32,6 +45,81 @@ function timeOnce(args: string[], input: string, cwd: string): Promise<number> {
     child.on('close', () => (out.includes('{') ? done(performance.now() - t0) : fail(new Error(`no answer: ${out}`))));
     child.stdin.end(input);
   });
+}
+
+/** The one tool call of each CLI run: a Bash command whose marker line says it ran. */
+const CALL: ScriptedCall[] = [{ name: 'Bash', input: { command: 'echo ran >> bash.marker', description: 'leave a marker' } }];
+const RUNS = 5;
+
+type Setup = 'none' | 'allowed' | 'asked';
+
+/** One workspace per setup; the two with the hook share one config folder, paired once. */
+async function cliWorkspace(setup: Setup, model: ModelServer, configDir: string): Promise<Workspace> {
+  const ws = await workspace('claude-code', model, configDir);
+  if (setup === 'none') {
+    // Without a hook, headless Claude Code refuses Bash unless its own settings allow it.
+    const settings = join(ws.home, '.claude', 'settings.json');
+    await writeFile(settings, JSON.stringify({ ...JSON.parse(await readFile(settings, 'utf8')), permissions: { allow: ['Bash'] } }));
+    return ws;
+  }
+  const installed = await install(HOOK, ws);
+  if (installed.code !== 0) throw new Error(`countersign-hook install failed: ${installed.stderr}`);
+  return ws;
+}
+
+/** One `claude -p` run, spawn to exit, after its policy file is in place; fails unless the Bash call ran once more. */
+async function timeCli(ws: Workspace, model: ModelServer, ext: FakeExtension, setup: Setup): Promise<{ ms: number; prompts: number }> {
+  const policy = join(ws.configDir, 'policy.json');
+  if (setup === 'allowed') await writeFile(policy, JSON.stringify({ allow: ['Bash'] }));
+  else await rm(policy, { force: true });
+  const marker = join(ws.project, 'bash.marker');
+  const before = await timesRan(marker);
+  const asked = person(ext, 'approve');
+  const t0 = performance.now();
+  const result = await runAgent(ws, model, CALL, { XDG_RUNTIME_DIR: ext.runtimeDir });
+  const ms = performance.now() - t0;
+  const prompts = (await asked.stop()).length;
+  if ((await timesRan(marker)) !== before + 1) throw new Error(`claude (${setup}) did not run the call once: ${result.stdout}${result.stderr}`);
+  return { ms, prompts };
+}
+
+/** The real CLI's run with no hook, with the hook allowing by policy, with the hook asking and approved at once. */
+async function cliRows(): Promise<BenchResult[]> {
+  const [model, ext] = await Promise.all([ModelServer.start(), FakeExtension.start()]);
+  try {
+    const configDir = await mkdtemp(join(tmpdir(), 'cs-bench-hook-config-'));
+    const companion = await Companion.connect({ agentName: 'countersign-hook', configDir, socketPath: ext.socketPath });
+    await ext.pairConfirmed(companion);
+    await companion.close();
+    const setups: Setup[] = ['none', 'allowed', 'asked'];
+    const spaces = await Promise.all(setups.map((s) => cliWorkspace(s, model, configDir)));
+    const times: Record<Setup, number[]> = { none: [], allowed: [], asked: [] };
+    const prompts: Record<Setup, number> = { none: 0, allowed: 0, asked: 0 };
+    for (let i = 0; i <= RUNS; i++) {
+      for (const [k, setup] of setups.entries()) {
+        const t = await timeCli(spaces[k]!, model, ext, setup);
+        if (i === 0) continue; // warm-up
+        times[setup].push(t.ms);
+        prompts[setup] += t.prompts;
+      }
+    }
+    if (prompts.allowed !== 0 || prompts.asked !== RUNS) throw new Error(`prompts: ${prompts.allowed} allowed, ${prompts.asked} asked`);
+    await Promise.all([configDir, ...spaces.map((ws) => join(ws.home, '..'))].map((d) => rm(d, { recursive: true, force: true })));
+    const base = quantile(times.none, 0.5);
+    const row = (setup: Setup, name: string): BenchResult => {
+      const p50 = quantile(times[setup], 0.5);
+      return {
+        name,
+        baseline: 'the same claude -p run with no hook',
+        ratio: p50 / base,
+        goal: 'printed',
+        detail: `p50 ${p50.toFixed(0)} ms vs ${base.toFixed(0)} ms (+${(p50 - base).toFixed(0)} ms); one Bash call per run, ${RUNS} runs each after a warm-up, interleaved${setup === 'asked' ? '; includes the scripted approver\'s ≤ 25 ms poll' : ''}`,
+      };
+    };
+    return [row('allowed', 'claude -p + countersign-hook: policy-allowed call p50'), row('asked', 'claude -p + countersign-hook: asked, approved at once p50')];
+  } finally {
+    await Promise.all([model.close(), ext.dispose()]);
+  }
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -59,5 +147,6 @@ export async function run(): Promise<BenchResult[]> {
       goal: '≤ 3x',
       detail: `p50 ${p50[0].toFixed(0)} ms vs ${p50[1].toFixed(0)} ms; p90 ${p90[0].toFixed(0)} ms vs ${p90[1].toFixed(0)} ms; 50 runs each, interleaved in blocks of 5`,
     },
+    ...(await cliRows()),
   ];
 }
