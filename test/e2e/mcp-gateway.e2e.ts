@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Stack } from './support/stack';
 import { createCompany } from '../../src/company/index';
+import { gatewayConfigDir } from '../../src/gateway/countersign-link';
 
 /**
  * countersign-mcp end to end, as a desktop MCP client runs it: an MCP SDK Client launches the
@@ -47,7 +48,7 @@ test.beforeAll(async () => {
   await page.getByTestId('pair-code-input').fill(/confirm:\s+(\d{3} \d{3})/.exec(printed)![1]!);
   await page.locator('#pair-confirm:enabled').click();
   expect(await exited).toBe(0);
-  expect(printed).toContain('Paired.');
+  expect(printed).toContain('Paired as "Desk gateway".');
 });
 
 test.afterAll(async () => {
@@ -57,6 +58,11 @@ test.afterAll(async () => {
 });
 
 /** An MCP client launching the gateway over stdio. */
+/** The tool-call journal of the paired agent name: each name has its own folder (docs/mcp-gateway.md). */
+function journalFile(): string {
+  return join(gatewayConfigDir(configDir, {}, 'Desk gateway'), 'gateway-calls.jsonl');
+}
+
 async function gateway(args: string[], dir = configDir): Promise<Client> {
   const client = new Client({ name: 'e2e-client', version: '0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [GATEWAY, '--agent-name', 'Desk gateway', '--config-dir', dir, ...args], env: env(), stderr: 'ignore' }));
@@ -95,7 +101,7 @@ test('write_file asks in Countersign as a tool call; Approve writes the file onc
   const result = (await call) as CallToolResult;
   expect(result.isError).not.toBe(true);
   expect(readFileSync(file, 'utf8')).toBe('approved by a person');
-  const journal = readFileSync(join(configDir, 'gateway-calls.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { status: string; tool: string });
+  const journal = readFileSync(journalFile(), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { status: string; tool: string });
   expect(journal.filter((e) => e.tool === 'write_file').map((e) => e.status)).toEqual(['approved', 'performed']);
 });
 
@@ -128,7 +134,7 @@ test('the client cancelling the call withdraws the prompt from the window', asyn
   // After the gateway's grace for a retry (5 s), the prompt goes: nothing is left to approve.
   await expect(page.getByTestId('summary')).toHaveCount(0, { timeout: 15_000 });
   // The gateway journals the cancel once the withdrawn prompt has answered it.
-  await expect.poll(() => readFileSync(join(configDir, 'gateway-calls.jsonl'), 'utf8'), { timeout: 10_000 }).toContain('"status":"cancelled"');
+  await expect.poll(() => readFileSync(journalFile(), 'utf8'), { timeout: 10_000 }).toContain('"status":"cancelled"');
   expect(existsSync(file)).toBe(false);
 });
 

@@ -16,8 +16,8 @@ export interface Said {
 
 export interface RiskItem extends Said {
   severity: 'danger' | 'warning' | 'info';
-  /** Where it came from: the review of the terms, the Company's name, or its web address. */
-  source: 'review' | 'name' | 'origin' | 'summary';
+  /** Where it came from: the review of the terms, the Company's name, its web address, or a tool call's own flags. */
+  source: 'review' | 'name' | 'origin' | 'summary' | 'call';
 }
 
 /**
@@ -58,6 +58,28 @@ function fromFinding(f: ReviewFinding): RiskItem {
   return { severity: f.severity, source: 'review', message: f.message, text: f.text };
 }
 
+/** At most this many of a call's flags become danger lines; the card lists them all in its arguments. */
+const MAX_CALL_FLAGS = 12;
+
+/**
+ * A coding agent's hook lists what a person must not miss about a call (`countersign_findings`:
+ * sudo, rm -rf, curl | sh, a push, a path outside the project or a home dotfile; see
+ * docs/coding-agents.md, "Findings"). The asking side can only add caution this way, never take
+ * it away, so each flag is a danger: Decline leads and Approve needs "I understand the risk". Its
+ * text is data, shown with hidden characters revealed.
+ */
+function callFlags(view: ApprovalView): RiskItem[] {
+  const flags = view.toolCall?.arguments['countersign_findings'];
+  if (!Array.isArray(flags)) return [];
+  return flags
+    .filter((flag): flag is string => typeof flag === 'string' && flag !== '')
+    .slice(0, MAX_CALL_FLAGS)
+    .map((flag) => {
+      const shown = inspectText(flag, { singleLine: true }).display;
+      return { severity: 'danger', source: 'call', message: `Flagged by the agent's hook: this call ${shown}.`, text: { key: 'toolCallFlagged', substitutions: [shown] } };
+    });
+}
+
 export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk {
   const name = inspectText(view.company.name, { singleLine: true });
   const items: RiskItem[] = [];
@@ -71,6 +93,7 @@ export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk 
   items.push(...review.findings.map(fromFinding));
   // A value of the terms shown as written because Intl cannot format it (docs/ui.md, "Key facts").
   if (!view.toolCall) items.push(...factDangers(view.operation.terms).map(fromFinding));
+  items.push(...callFlags(view));
   items.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
   return {
     danger: items.some((i) => i.severity === 'danger'),

@@ -89,4 +89,35 @@ describe('risk: assessRisk (docs/ui.md "Danger": danger changes the decision, wa
     expect(mcp.items).toEqual([]);
     expect(none.items.map((i) => i.text?.key)).toContain('review_requestAbsent');
   });
+
+  describe('a coding agent\'s tool call, flagged by its hook (docs/coding-agents.md, "Findings")', () => {
+    const server = { name: 'Claude Code', reached_by: { transport: 'stdio' as const, command: 'countersign-hook', args: ['--agent', 'claude-code'] } };
+    const call = (args: Record<string, unknown>) => jacketView({ url: 'https://unused.example', company: { name: 'Claude Code', origin: '' }, origin: null, toolCall: { server, tool: 'Bash', arguments: args } });
+
+    it('each flag is a danger, in the window\'s words, with its text as data', () => {
+      const risk = assessRisk(call({ command: 'sudo rm -rf /', countersign_findings: ['runs a command as root (sudo)', 'deletes files recursively without asking (rm -rf)'] }), false);
+      expect(risk.danger).toBe(true);
+      expect(risk.items.filter((i) => i.source === 'call').map((i) => i.text)).toEqual([
+        { key: 'toolCallFlagged', substitutions: ['runs a command as root (sudo)'] },
+        { key: 'toolCallFlagged', substitutions: ['deletes files recursively without asking (rm -rf)'] },
+      ]);
+    });
+
+    it('a call without flags raises nothing, and what is not a list of text is no flag', () => {
+      expect(assessRisk(call({ command: 'ls' }), false).danger).toBe(false);
+      expect(assessRisk(call({ command: 'ls', countersign_findings: 'sudo' }), false).danger).toBe(false);
+      expect(assessRisk(call({ command: 'ls', countersign_findings: [7, null, ''] }), false).danger).toBe(false);
+    });
+
+    it('hidden characters in a flag are shown as marks, and at most 12 flags become lines', () => {
+      const risk = assessRisk(call({ countersign_findings: ['touches \u202Eelif', ...Array.from({ length: 20 }, (_, i) => `flag ${i}`)] }), false);
+      const lines = risk.items.filter((i) => i.source === 'call');
+      expect(lines).toHaveLength(12);
+      expect(lines[0]?.text?.substitutions[0]).toBe('touches ⟨U+202E⟩elif');
+    });
+
+    it('an operation\'s terms named like the flags are no flags: only a tool call has them', () => {
+      expect(assessRisk(jacketView({ operation: jacketOperation({ terms: { countersign_findings: ['sudo'] } }) }), false).items.some((i) => i.source === 'call')).toBe(false);
+    });
+  });
 });
