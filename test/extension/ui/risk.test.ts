@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import type { ApprovalView } from '../../../src/extension/snapshot';
 import { assessRisk } from '../../../src/extension/ui/risk';
 import { displayOrigin } from '../../../src/summary/origin.ts';
 import { jacketOperation, jacketView, STORMLINE, T700 } from './jacket-view';
@@ -92,7 +93,7 @@ describe('risk: assessRisk (docs/ui.md "Danger": danger changes the decision, wa
 
   describe('a coding agent\'s tool call, flagged by its hook (docs/coding-agents.md, "Findings")', () => {
     const server = { name: 'Claude Code', reached_by: { transport: 'stdio' as const, command: 'countersign-hook', args: ['--agent', 'claude-code'] } };
-    const call = (args: Record<string, unknown>) => jacketView({ url: 'https://unused.example', company: { name: 'Claude Code', origin: '' }, origin: null, toolCall: { server, tool: 'Bash', arguments: args } });
+    const call = (args: NonNullable<ApprovalView['toolCall']>['arguments']) => jacketView({ url: 'https://unused.example', company: { name: 'Claude Code', origin: '' }, origin: null, toolCall: { server, tool: 'Bash', arguments: args } });
 
     it('each flag is a danger, in the window\'s words, with its text as data', () => {
       const risk = assessRisk(call({ command: 'sudo rm -rf /', countersign_findings: ['runs a command as root (sudo)', 'deletes files recursively without asking (rm -rf)'] }), false);
