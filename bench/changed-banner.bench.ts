@@ -12,19 +12,9 @@ import { renderApprovalCard } from '../src/extension/ui/approval-card.ts';
 import { translator } from '../src/extension/ui/i18n.ts';
 import { chromeGetMessage, englishMessages } from '../test/extension/ui/locale-table.ts';
 import { jacketOperation, jacketView, TERMS } from '../test/extension/ui/jacket-view.ts';
+import { medianTime } from './median-time.ts';
 import type { BenchResult } from './run.ts';
 
-function median(fn: () => unknown, runs: number): number {
-  fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
 
 const ms = (t: number) => `${t.toFixed(1)} ms`;
 const VALUES = 10_000;
@@ -36,8 +26,8 @@ export function run(): Promise<BenchResult[]> {
   const before = jacketOperation({ terms: terms('old') });
   const after = jacketOperation({ revision: 'rev2', terms: terms('new') });
   const render = (view: ReturnType<typeof jacketView>) => () => document.body.replaceChildren(renderApprovalCard(document, view, t).card);
-  const changedMs = median(render(jacketView({ operation: after, previous: before })), 3);
-  const firstMs = median(render(jacketView({ operation: after })), 3);
+  const changedMs = medianTime(render(jacketView({ operation: after, previous: before })), 3, 1);
+  const firstMs = medianTime(render(jacketView({ operation: after })), 3, 1);
   return Promise.resolve([
     {
       name: `changed banner, ${VALUES.toLocaleString('en')} values all changed`,

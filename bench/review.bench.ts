@@ -12,6 +12,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { reviewOperation, type ReviewCode } from '../src/review/index.ts';
 import { summaryToText } from '../src/summary/render.ts';
+import { medianTime } from './median-time.ts';
 import type { BenchResult } from './run.ts';
 
 interface Case {
@@ -22,18 +23,6 @@ interface Case {
   expect?: ReviewCode[];
 }
 
-function median(fn: () => unknown, runs: number): number {
-  fn();
-  fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
 
 const FIXTURES = new URL('../test/fixtures/misleading-summaries/', import.meta.url);
 
@@ -72,8 +61,8 @@ export async function run(): Promise<BenchResult[]> {
     });
   }
   const all = [...corpus.misleading, ...corpus.honest];
-  const review = median(() => all.forEach((c) => reviewOperation({ summary: c.summary, terms: c.terms, request: c.request })), 25);
-  const read = median(() => all.forEach((c) => summaryToText(c.summary)), 25);
+  const review = medianTime(() => all.forEach((c) => reviewOperation({ summary: c.summary, terms: c.terms, request: c.request })), 25);
+  const read = medianTime(() => all.forEach((c) => summaryToText(c.summary)), 25);
   rows.push({
     name: `review: reviewOperation over ${all.length} operations`,
     baseline: 'summaryToText alone',

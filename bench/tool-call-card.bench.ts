@@ -16,20 +16,9 @@ import { MAX_SUMMARY_LENGTH } from '../src/protocol/limits.ts';
 import { MAX_TOOL_ARGUMENTS, toolCallSchema, type ToolCall } from '../src/protocol/tool-call.ts';
 import { chromeGetMessage, englishMessages } from '../test/extension/ui/locale-table.ts';
 import { jacketOperation, jacketView } from '../test/extension/ui/jacket-view.ts';
+import { medianTime } from './median-time.ts';
 import type { BenchResult } from './run.ts';
 
-function median(fn: () => unknown, runs: number): number {
-  fn();
-  fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
 
 const ms = (t: number) => `${t.toFixed(1)} ms`;
 
@@ -50,12 +39,12 @@ export async function run(): Promise<BenchResult[]> {
   const longView = jacketView({ operation: jacketOperation({ summary: words.repeat(Math.ceil(MAX_SUMMARY_LENGTH / words.length)).slice(0, MAX_SUMMARY_LENGTH) }) });
 
   const render = (view: typeof toolView) => () => document.body.replaceChildren(renderApprovalCard(document, view, t).card);
-  const toolMs = median(render(toolView), 9);
-  const summaryMs = median(render(longView), 9);
+  const toolMs = medianTime(render(toolView), 9);
+  const summaryMs = medianTime(render(longView), 9);
 
   const frame = JSON.stringify({ type: 'tool_call_request', v: 2, id: 't_1', nonce: `${'N'.repeat(42)}A`, tool_call: call });
-  const intakeMs = median(() => toolCallSchema.parse((JSON.parse(frame) as { tool_call: unknown }).tool_call), 15);
-  const parseMs = median(() => JSON.parse(frame), 15);
+  const intakeMs = medianTime(() => toolCallSchema.parse((JSON.parse(frame) as { tool_call: unknown }).tool_call), 15);
+  const parseMs = medianTime(() => JSON.parse(frame), 15);
 
   return [
     {
