@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_PENDING_PER_AGENT } from '../../src/extension/approval-queue';
 import { ERROR_CODES } from '../../src/protocol/errors';
 
 // docs/bridge-protocol.md's tables are read by people implementing the protocol in another
@@ -79,5 +80,9 @@ describe('docs/bridge-protocol.md tables', () => {
     // an expired revision is answered to the window, the installer's codes are the CLI's.
     const local = new Set(['ERR_STORAGE_FAILED', 'ERR_KEY_INVALID', 'ERR_DECISION_INVALID', 'ERR_DECISION_EXPIRED', 'ERR_PASSKEY_INVALID', 'ERR_INSTALL_FAILED', 'ERR_UNSUPPORTED_PLATFORM']);
     expect([...codesSentOnTheWire()].filter((c) => !local.has(c) && !documented.has(c)).sort()).toEqual([]);
+  });
+
+  it('section 9.1 states how many approvals of one agent may wait, as the extension counts them', () => {
+    expect(doc).toContain(`\`ERR_THROTTLED\` (${MAX_PENDING_PER_AGENT} approvals of this agent already wait for the User;`);
   });
 });
