@@ -10,6 +10,7 @@ import 'fake-indexeddb/auto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { Store, approvalKey, type ApprovalRecord } from '../src/extension/store.ts';
+import { approvalRecord } from '../test/extension/store-records.ts';
 import type { BenchResult } from './run.ts';
 
 const AGENTS = 20;
@@ -18,24 +19,7 @@ let dbCount = 0;
 
 function record(agent: string, n: number): ApprovalRecord {
   const operation = { operation_id: `exc_${n}`, revision: `rev${n}`, summary: 'Exchange the jacket for $70.00 more.', expires_at: '2099-10-08T12:20:00-07:00' };
-  return {
-    key: approvalKey(agent, 'https://stormline.example', operation.operation_id, operation.revision),
-    agent,
-    agentName: 'Desk agent',
-    operationId: operation.operation_id,
-    revision: operation.revision,
-    requestId: `req${n}`,
-    conn: 'c1',
-    nonce: 'n1',
-    company: { name: 'Stormline', origin: 'https://stormline.example' },
-    operation,
-    request: { interface: 'api', method: 'POST', url: 'https://api.example.com/orders/ord_7Hk2/exchanges' },
-    session: { kind: 'this_session' },
-    state: 'pending',
-    createdAt: 1,
-    updatedAt: 1,
-    agentConnected: true,
-  };
+  return approvalRecord({ key: approvalKey(agent, 'https://stormline.example', operation.operation_id, operation.revision), agent, operationId: operation.operation_id, revision: operation.revision, requestId: `req${n}`, operation });
 }
 
 function median(times: number[]): number {

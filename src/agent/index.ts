@@ -19,7 +19,8 @@ export {
 export { CONFIG_DIR_NAME, defaultConfigDir } from './files';
 export type { RequestToolCallApprovalInput, ToolCallApprovalResult } from './companion-types';
 // Tool calls (countersign-mcp): what the person approves, and how a decision about one is checked.
-export { toolCallSummary, toolCallRevision, type ToolCall, type ToolServer } from '../protocol/tool-call';
+export { toolCallSummary, type ToolCall, type ToolServer } from '../protocol/tool-call';
+export { toolCallRevision } from '../protocol/tool-call-revision';
 export { verifyToolCallDecision, type ToolCallClaims } from '../protocol/tool-call-decision';
 export { checkSocketPath, findAgentSocket, listAgentSockets, socketFolders, thumbprintOfSocketPath, type FoundSocket } from './discovery';
 export { KEY_FILE, PIN_FILE } from './keys';

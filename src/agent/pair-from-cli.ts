@@ -34,7 +34,7 @@ export async function pairFromCli(options: {
     }
     const pairing = await companion.pair();
     stderr.write(
-      `Countersign opened a window asking to pair "${pairing.fingerprint}".\n` +
+      `Countersign opened a window asking to pair "${options.agentName}".\n` +
         `Type this code there to confirm:  ${formatPairingCode(pairing.code)}\n` +
         `Check that the window shows the key fingerprint ${pairing.fingerprint}.\n`,
     );

@@ -1,7 +1,7 @@
 import { BRIDGE_PROTOCOL_VERSION, parseBridgeMessage, randomNonce, toolCallRequestMessage } from '../protocol/bridge';
 import { CountersignError, isCountersignError } from '../protocol/errors';
 import { deadlineOf } from '../protocol/rfc3339';
-import { toolCallRevision } from '../protocol/tool-call';
+import { toolCallRevision } from '../protocol/tool-call-revision';
 import { verifyToolCallDecision, type ToolCallClaims } from '../protocol/tool-call-decision';
 import { sendAcked } from './acknowledgements';
 import { inFlight } from './approval-flight';

@@ -1,5 +1,6 @@
 import type { ToolCall } from '../protocol/tool-call';
-import { toolCallRevision, toolCallSummary } from '../protocol/tool-call';
+import { toolCallSummary } from '../protocol/tool-call';
+import { toolCallRevision } from '../protocol/tool-call-revision';
 import type { IncomingApprovalRequest } from './approval-queue';
 
 /**

@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { preparePrivateDir } from '../agent/files';
-import { digestToolArguments } from '../protocol/tool-call';
+import { digestToolArguments } from '../protocol/tool-call-revision';
 import { CountersignError } from '../protocol/errors';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { canonicalJson } from '../protocol/canonical-json';
+import { canonicalJson, sameJson } from '../protocol/canonical-json';
 import { CountersignError } from '../protocol/errors';
 import { applyHunks, parseApplyPatch, type PatchFile } from './apply-patch';
 import { commandFindings, pathFindings, type PathContext } from './danger-findings';
@@ -219,7 +219,7 @@ export async function stillTheSame(call: HookCall, prepared: PreparedCall): Prom
   if (inputDigest(call.input) !== prepared.arguments['countersign_input_sha256']) return 'the tool input is not the one you approved';
   for (const before of prepared.files) {
     const now = (await readState(before.path)).state;
-    if (canonicalJson(describeState(now)) !== canonicalJson(describeState(before))) return `${before.path} changed after Countersign showed it (${before.state} then, ${now.state} now)`;
+    if (!sameJson(describeState(now), describeState(before))) return `${before.path} changed after Countersign showed it (${before.state} then, ${now.state} now)`;
   }
   return undefined;
 }

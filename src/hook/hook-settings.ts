@@ -4,7 +4,7 @@ import path from 'node:path';
 import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { PIN_FILE } from '../agent/keys';
-import { canonicalJson } from '../protocol/canonical-json';
+import { sameJson } from '../protocol/canonical-json';
 import type { HookAgent } from './hook-input';
 import { AGENT_NAMES } from './tool-kinds';
 import { codexHooks, type CodexHook } from './codex-trust';
@@ -235,10 +235,6 @@ function withoutElement(text: string, node: Node, i: number): string {
   return text.slice(0, element.offset) + text.slice(next.offset);
 }
 
-/** Equal as JSON values (jsonc-parser's objects have no prototype, so deep equality of objects would differ). */
-function sameJson(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
-}
 
 async function exists(file: string): Promise<boolean> {
   return fsp.access(file).then(() => true, () => false);

@@ -51,3 +51,11 @@ function write(value: JsonValue): string {
   const members = canonicalEntries(value).map(([key, member]) => `${JSON.stringify(key)}:${write(member)}`);
   return `{${members.join(',')}}`;
 }
+
+/**
+ * Equal as JSON data: the same canonical JSON (RFC 8785), so member order, a prototype-less
+ * object (a parser's) and number spelling do not matter. Refuses non-JSON as canonicalJson does.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}

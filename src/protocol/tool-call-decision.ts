@@ -6,7 +6,8 @@ import { CountersignError, isCountersignError } from './errors';
 import { idSchema } from './id';
 import { parsePublicJwk } from './jwk';
 import { parseWith } from './parse-with';
-import { digestToolArguments, toolCallRevision, toolServerSchema, type ToolCall } from './tool-call';
+import { toolServerSchema, type ToolCall } from './tool-call';
+import { digestToolArguments, toolCallRevision } from './tool-call-revision';
 
 /**
  * Signed decisions about a tool call (docs/bridge-protocol.md, "The signed tool-call decision"):

@@ -110,10 +110,6 @@ export const toolCallSchema = z.strictObject({
 });
 export type ToolCall = z.output<typeof toolCallSchema>;
 
-// Hashing a call lives apart from its schema so the approval window can check what it shows
-// without loading zod (tool-call-revision.ts).
-export { digestToolArguments, toolCallRevision } from './tool-call-revision';
-
 /**
  * The summary Countersign writes for a tool call, kept with the item for the lists and the
  * history (CommonMark, rendered by the summary pipeline like any other): the tool, the server and

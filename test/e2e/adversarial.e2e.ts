@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { Stack, jacketOperation, snapshotOf, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import type { Companion } from '../../src/agent/index.ts';
 import { isCountersignError } from '../../src/protocol/errors.ts';
-import { MAX_TOOL_ARGUMENTS, digestToolArguments } from '../../src/protocol/tool-call.ts';
+import { MAX_TOOL_ARGUMENTS } from '../../src/protocol/tool-call.ts';
+import { digestToolArguments } from '../../src/protocol/tool-call-revision.ts';
 
 /**
  * The adversarial pass, end to end: real Debian Chromium with the built extension, the real

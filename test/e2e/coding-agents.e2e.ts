@@ -1,8 +1,7 @@
 import { test, expect, type Locator, type Page } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Stack } from './support/stack';
+import { Stack, pairCommand } from './support/stack';
 import { hookCli, install, runAgent, timesRan, workspace, type Workspace } from '../coding-agents/support/clients';
 import { ModelServer } from '../coding-agents/support/model-server';
 import { EDITED, SHELL_MARKER } from '../coding-agents/support/scripted-calls';
@@ -26,15 +25,7 @@ let configDir: string;
 test.beforeAll(async () => {
   [stack, model] = await Promise.all([Stack.start(), ModelServer.start()]);
   configDir = mkdtempSync(join(stack.root, 'hook-'));
-  const pairing = spawn(process.execPath, [HOOK, 'pair', '--config-dir', configDir], { env: { ...(process.env as Record<string, string>), ...stack.env } });
-  let printed = '';
-  pairing.stderr.on('data', (d: Buffer) => (printed += d.toString()));
-  const exited = new Promise<number | null>((r) => pairing.on('exit', r));
-  await expect.poll(() => /confirm:\s+(\d{3} \d{3})/.exec(printed)?.[1], { timeout: 15_000 }).toBeTruthy();
-  const page = await stack.approvalWindow();
-  await page.getByTestId('pair-code-input').fill(/confirm:\s+(\d{3} \d{3})/.exec(printed)![1]!);
-  await page.locator('#pair-confirm:enabled').click();
-  expect(await exited, printed).toBe(0);
+  await pairCommand(stack, [HOOK, 'pair', '--config-dir', configDir]);
 });
 
 test.afterAll(async () => {

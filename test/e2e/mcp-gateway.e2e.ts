@@ -1,12 +1,11 @@
 import { test, expect, type Page } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Stack } from './support/stack';
+import { Stack, pairCommand } from './support/stack';
 import { createCompany } from '../../src/company/index';
 import { gatewayConfigDir } from '../../src/gateway/countersign-link';
 
@@ -39,15 +38,7 @@ test.beforeAll(async () => {
   files = mkdtempSync(join(stack.root, 'files-'));
   writeFileSync(join(files, 'notes.txt'), 'notes of the day');
   // `countersign-mcp pair`, as a person runs it once: it prints the code; they type it in the window.
-  const pairing = spawn(process.execPath, [GATEWAY, 'pair', '--agent-name', 'Desk gateway', '--config-dir', configDir], { env: env() });
-  let printed = '';
-  pairing.stderr.on('data', (d: Buffer) => (printed += d.toString()));
-  const exited = new Promise<number | null>((r) => pairing.on('exit', r));
-  await expect.poll(() => /confirm:\s+(\d{3} \d{3})/.exec(printed)?.[1], { timeout: 15_000 }).toBeTruthy();
-  const page = await stack.approvalWindow();
-  await page.getByTestId('pair-code-input').fill(/confirm:\s+(\d{3} \d{3})/.exec(printed)![1]!);
-  await page.locator('#pair-confirm:enabled').click();
-  expect(await exited).toBe(0);
+  const printed = await pairCommand(stack, [GATEWAY, 'pair', '--agent-name', 'Desk gateway', '--config-dir', configDir]);
   expect(printed).toContain('Paired as "Desk gateway".');
 });
 

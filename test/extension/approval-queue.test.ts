@@ -4,7 +4,8 @@ import { ApprovalQueue, MAX_PENDING_PER_AGENT, type AgentReply, type IncomingApp
 import { extensionKey, signRecord } from '../../src/extension/keys';
 import { Store, approvalKey, type PairedAgent, type StoredKeyPair } from '../../src/extension/store';
 import { digestSummary, digestTerms, verifyDecision, type DecisionClaims } from '../../src/protocol/decision';
-import { toolCallRevision, toolCallSummary } from '../../src/protocol/tool-call';
+import { toolCallSummary } from '../../src/protocol/tool-call';
+import { toolCallRevision } from '../../src/protocol/tool-call-revision';
 import { verifyToolCallDecision } from '../../src/protocol/tool-call-decision';
 import { toolCallAsRequest } from '../../src/extension/tool-call-request';
 

@@ -1,37 +1,10 @@
 import 'fake-indexeddb/auto';
 import { describe, it, expect, beforeEach } from 'vitest';
 import { Store, approvalKey, type ApprovalRecord } from '../../src/extension/store';
+import { approvalRecord as record } from './store-records';
 import { isCountersignError } from '../../src/protocol/errors';
 
 let dbCount = 0;
-function record(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  const operation = {
-    operation_id: 'exc_5Rt2',
-    revision: '1791487200-k3Jd9Qx2mW8v',
-    summary: 'Exchange the jacket for $70.00 more.',
-    expires_at: '2026-10-08T12:20:00-07:00',
-  };
-  return {
-    key: approvalKey('agentA', 'https://stormline.example', operation.operation_id, operation.revision),
-    agent: 'agentA',
-    agentName: 'Desk agent',
-    operationId: operation.operation_id,
-    revision: operation.revision,
-    requestId: 'req1',
-    conn: 'c1',
-    nonce: 'n1',
-    company: { name: 'Stormline', origin: 'https://stormline.example' },
-    operation,
-    request: { interface: 'api', method: 'POST', url: 'https://api.example.com/orders/ord_7Hk2/exchanges' },
-    session: { kind: 'this_session' },
-    state: 'pending',
-    createdAt: 1,
-    updatedAt: 1,
-    agentConnected: true,
-    ...overrides,
-  };
-}
-
 describe('extension store (state survives a worker stop)', () => {
   let name: string;
   beforeEach(() => {

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { digestToolArguments } from '../../src/protocol/tool-call';
+import { digestToolArguments } from '../../src/protocol/tool-call-revision';
 import { decideHookCall, type ToolCallAsker } from '../../src/hook/hook-decision';
 
 /**

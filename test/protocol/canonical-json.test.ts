@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, parseOperation } from '../../src/protocol';
+import { sameJson } from '../../src/protocol/canonical-json';
 import { seed } from './seed';
 
 /** RFC 8785 JSON Canonicalization Scheme; the examples are the RFC's own. */
@@ -113,5 +114,18 @@ describe('RFC 8785 canonical JSON', () => {
     expect(canonicalJson(terms)).toBe(expected);
     const reordered = { price_difference: { currency: 'USD', amount: '70.00' }, replacement_sku: 'stormline-insulated-m', item_id: 'itm_4Qa', order_id: 'ord_7Hk2' };
     expect(canonicalJson(reordered)).toBe(expected);
+  });
+});
+
+describe('sameJson: equal as JSON data', () => {
+  it('ignores member order and a missing prototype, not a value', () => {
+    const parsed: Record<string, unknown> = Object.assign(Object.create(null) as object, { b: [1, { c: 'x' }], a: 1.0 });
+    expect(sameJson({ a: 1, b: [1, { c: 'x' }] }, parsed)).toBe(true);
+    expect(sameJson({ a: 1, b: [1, { c: 'y' }] }, parsed)).toBe(false);
+    expect(sameJson([1, 2], [2, 1])).toBe(false);
+  });
+
+  it('refuses what is not JSON, as canonicalJson does', () => {
+    expect(() => sameJson({ a: Number.NaN }, { a: Number.NaN })).toThrow(expect.objectContaining({ code: 'ERR_ARGUMENT_INVALID' }));
   });
 });

@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
-import { toolCallRevision, digestToolArguments, toolCallSchema, toolCallSummary, MAX_TOOL_ARGUMENTS_LENGTH } from '../../src/protocol/tool-call';
+import { toolCallSchema, toolCallSummary, MAX_TOOL_ARGUMENTS_LENGTH } from '../../src/protocol/tool-call';
+import { digestToolArguments, toolCallRevision } from '../../src/protocol/tool-call-revision';
 import { summaryToSafeHtml } from '../../src/summary/index.ts';
 import { parseHtml } from '../summary/helpers.ts';
 

@@ -1,6 +1,7 @@
 import { canonicalJson } from '../../protocol/canonical-json';
 import { isCountersignError } from '../../protocol/errors';
-import { digestToolArguments, type ToolServer } from '../../protocol/tool-call';
+import type { ToolServer } from '../../protocol/tool-call';
+import { digestToolArguments } from '../../protocol/tool-call-revision';
 import { jsonObjectSchema } from '../../protocol/text-schemas';
 import type { RequestToolCallApprovalInput, ToolCallApprovalResult } from '../companion-types';
 import { toolCallDenial } from './tool-call-denial';

@@ -1,5 +1,5 @@
-import { chromium, type BrowserContext, type Page, type Worker } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
+import { chromium, expect, type BrowserContext, type Page, type Worker } from '@playwright/test';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, mkdir, writeFile, rm, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -171,6 +171,25 @@ export async function connectAgent(root: string, env: StackEnv, name: string, co
 }
 
 /** A page message from one of the extension's own pages (the background answers only those). */
+/**
+ * Pairs a command of the package (`countersign-mcp pair`, `countersign-hook pair`) as a person
+ * does: the command prints the code, the person types it into the window and clicks Pair.
+ * Resolves with what the command printed once it exited 0.
+ */
+export async function pairCommand(stack: Stack, args: string[]): Promise<string> {
+  const pairing = spawn(process.execPath, args, { env: { ...(process.env as Record<string, string>), ...stack.env } });
+  let printed = '';
+  pairing.stderr.on('data', (d: Buffer) => (printed += d.toString()));
+  const exited = new Promise<number | null>((r) => pairing.on('exit', r));
+  const code = () => /confirm:\s+(\d{3} \d{3})/.exec(printed)?.[1];
+  await expect.poll(code, { timeout: 15_000 }).toBeTruthy();
+  const page = await stack.approvalWindow();
+  await page.getByTestId('pair-code-input').fill(code()!);
+  await page.locator('#pair-confirm:enabled').click();
+  expect(await exited, printed).toBe(0);
+  return printed;
+}
+
 export function pageMessage<T>(page: Page, message: Record<string, unknown>): Promise<T> {
   return page.evaluate(
     (m) => (globalThis as unknown as { chrome: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).chrome.runtime.sendMessage(m),
