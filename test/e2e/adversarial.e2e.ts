@@ -126,7 +126,7 @@ test('finding 1: the right code typed at once still waits for the gate; the pair
   // A click inside the 1 s arm delay does nothing (on a machine so slow that the click came later,
   // there is nothing to check here; the stray-click test above covers the gate with time-bounded clicks).
   if (Date.now() - shownAt < 900) expect((await pairedAgents(page)).some((a) => a.name === 'Laptop agent')).toBe(false);
-  await expect(card.locator('#pair-confirm')).toBeEnabled({ timeout: 3000 });
+  await expect(card.locator('#pair-confirm')).toBeEnabled({ timeout: 10_000 });
   await page.screenshot({ path: 'test-results/adversarial-pairing-typed-code.png', fullPage: true });
   await card.locator('#pair-confirm').click();
   expect(await h.next()).toEqual({ event: 'paired' });
@@ -146,7 +146,7 @@ test('a pairing flood from a hostile process: capped, while the paired agent kee
   await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
   // Three pairing cards come first; Approve arms once the person has scrolled to the summary's end.
   await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
-  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 10_000 });
   await page.locator('#approve').click();
   expect((await pending).status).toBe('approved');
   h.stop();
@@ -188,7 +188,7 @@ test('finding 2: a future leap second counts down (not "Expired") and can be app
   const page = await stack.approvalWindow();
   await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
   await expect(page.locator('#countdown')).toContainText(/\d+ d/);
-  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 10_000 });
   await page.locator('#approve').click();
   const result = await pending;
   expect(result.status).toBe('approved');
@@ -211,7 +211,7 @@ test('finding 4: another Company with the same operation ID and revision gets it
   await expect.poll(() => activeOrigins(page, id)).toEqual([STORMLINE.origin, northwind.origin].sort());
   // The window stays on A (the item being read); approve it.
   await expect(page.locator('#content')).toContainText(STORMLINE.name);
-  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await expect(page.locator('#approve')).toBeEnabled({ timeout: 10_000 });
   await page.locator('#approve').click();
   const a = await fromA;
   expect(a.status).toBe('approved');
@@ -309,7 +309,7 @@ test.describe('the tool-call card: what is signed is on screen in full before Ap
     await page.keyboard.press('End');
     await expect(last).toBeInViewport();
     await expect(page.locator('.tool-arguments .end')).toBeInViewport();
-    await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+    await expect(page.locator('#approve')).toBeEnabled({ timeout: 10_000 });
     await page.screenshot({ path: 'test-results/adversarial-tool-call-card-end.png' });
     await page.locator('#approve').click();
     const result = await asked;
@@ -367,7 +367,7 @@ test.describe('the changed banner and the key facts: every change and every amou
     await expect(more.locator('li')).toHaveText(['Refs A r_1 → r_9', 'Refs B r_2 → r_8']);
     await expect(more.locator('li').last()).toBeVisible();
     await page.screenshot({ path: 'test-results/adversarial-changed-banner.png' });
-    await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+    await expect(page.locator('#approve')).toBeEnabled({ timeout: 10_000 });
     await expect(page.locator('#read-hint')).toBeHidden();
     await page.locator('#decline').click();
     expect((await secondAsk).status).toBe('declined');
