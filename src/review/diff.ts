@@ -22,6 +22,7 @@ import { deadlineOf } from '../protocol/rfc3339.ts';
 import type { Localized, MessageText } from '../summary/message-text.ts';
 import { summaryToText } from '../summary/render.ts';
 import { reviewText } from './messages.ts';
+import { finding } from './rules.ts';
 import type { OperationLike, ReviewFinding } from './types.ts';
 import { formatPath, isPlainObject, quote, type PathSegment } from './values.ts';
 
@@ -327,9 +328,9 @@ export function diffRevisions(previous: OperationLike, next: OperationLike): Rev
   const changed = summaryChanged || terms.length > 0 || expiry !== null;
   const findings: ReviewFinding[] = [];
   if (previous.revision === next.revision && changed) {
-    findings.push({ severity: 'danger', code: 'revision-reused', path: '', ...reviewText('diff_revisionReused') });
+    findings.push(finding('danger', 'revision-reused', '', reviewText('diff_revisionReused')));
   } else if (previous.revision !== next.revision && !changed) {
-    findings.push({ severity: 'info', code: 'no-change', path: '', ...reviewText('diff_noChange') });
+    findings.push(finding('info', 'no-change', '', reviewText('diff_noChange')));
   }
   return {
     operationId: next.operation_id,

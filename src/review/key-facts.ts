@@ -18,6 +18,7 @@ import { CountersignError } from '../protocol/errors.ts';
 import { describeNumber, describeValue } from '../protocol/issues.ts';
 import { inspectText, revealHidden } from '../summary/text-inspection.ts';
 import { reviewText } from './messages.ts';
+import { finding } from './rules.ts';
 import { keyWords, termsMoney, type MoneyDirection } from './money.ts';
 import { canonicalDecimal } from './statements.ts';
 import type { ReviewFinding } from './types.ts';
@@ -400,7 +401,7 @@ export function factFindings(terms: Record<string, unknown> | undefined, options
     const fact = factOf(leaf, options, true);
     if (!fact.unformatted) continue;
     const said = fact.path === '' ? reviewText('review_factUnformattedWhole', { value: fact.value }) : reviewText('review_factUnformatted', { path: fact.path, value: fact.value });
-    findings.push({ severity: 'danger', code: 'fact-unformatted', path: fact.path, ...said });
+    findings.push(finding('danger', 'fact-unformatted', fact.path, said));
   }
   return findings;
 }

@@ -46,9 +46,10 @@ import {
   statesZeroByName,
 } from './statements.ts';
 import { keyWords, termsMoney } from './money.ts';
-import { joinList, type Localized } from '../summary/message-text.ts';
-import { MAX_TERMS_DEPTH, MAX_TERMS_VALUES, reviewText, type ReviewMessageKey } from './messages.ts';
-import type { CheckCode, CheckedStatement, ReviewFinding } from './types.ts';
+import { joinList } from '../summary/message-text.ts';
+import { MAX_TERMS_DEPTH, MAX_TERMS_VALUES, reviewText } from './messages.ts';
+import { CHECKED_STATEMENTS, finding, type RuleSentence } from './rules.ts';
+import type { CheckCode, CheckedStatement, ReviewCode, ReviewFinding } from './types.ts';
 import { reviewWording } from './wording.ts';
 import { formatPath, isPlainObject, quote, type PathSegment } from './values.ts';
 
@@ -143,8 +144,8 @@ class Review {
     this.mentions = numberMentions(summaryText);
   }
 
-  add(severity: Severity, code: ReviewFinding['code'], path: readonly PathSegment[], said: Localized): void {
-    this.findings.push({ severity, code, path: formatPath(path), ...said });
+  add<C extends ReviewCode>(severity: Severity, code: C, path: readonly PathSegment[], said: RuleSentence<C>): void {
+    this.findings.push(finding(severity, code, formatPath(path), said));
   }
 
   visit(value: unknown, path: PathSegment[], request: RequestValue, depth: number): void {
@@ -271,7 +272,7 @@ class Review {
   private mismatch(path: PathSegment[], value: unknown, request: unknown, stated: boolean): void {
     const unstated = !(stated || typeof value === 'boolean' || value === null);
     const values = { value: shown(value), asked: shown(request) };
-    let said: Localized;
+    let said: RuleSentence<'request-mismatch'>;
     if (path.length === 0) said = reviewText(unstated ? 'review_requestMismatchWholeUnstated' : 'review_requestMismatchWhole', values);
     else said = reviewText(unstated ? 'review_requestMismatchUnstated' : 'review_requestMismatch', { path: formatPath(path), ...values });
     this.add('danger', 'request-mismatch', path, said);
@@ -301,18 +302,6 @@ function requestHeld(terms: unknown, request: unknown, depth: number): boolean {
   }
   return sameValue(normalMoney(terms), normalMoney(request));
 }
-
-/** What each statement says, in `REVIEW_MESSAGES`; the order here is the order they are listed in. */
-const CHECKED_MESSAGES: Record<CheckCode, ReviewMessageKey & `checked_${string}`> = {
-  'amounts-stated': 'checked_amountsStated',
-  'dates-stated': 'checked_datesStated',
-  'values-stated': 'checked_valuesStated',
-  'request-confirmed': 'checked_requestConfirmed',
-  'no-other-amounts': 'checked_noOtherAmounts',
-  'no-contradicting-words': 'checked_noContradictingWords',
-  'single-total': 'checked_singleTotal',
-  'no-hidden-characters': 'checked_noHiddenCharacters',
-};
 
 export interface OperationReview {
   /** What the person should look at, dangers first. */
@@ -380,8 +369,8 @@ export function reviewOperation(input: ReviewInput, options: ReviewOptions = {})
     .map((finding, order) => ({ finding, order }))
     .sort((a, b) => SEVERITY_ORDER[a.finding.severity] - SEVERITY_ORDER[b.finding.severity] || a.order - b.order)
     .map(({ finding }) => finding);
-  const order = Object.keys(CHECKED_MESSAGES) as CheckCode[];
-  return { findings, checked: order.filter((code) => checked.has(code)).map((code) => ({ code, ...reviewText(CHECKED_MESSAGES[code]) })) };
+  const order = Object.keys(CHECKED_STATEMENTS) as CheckCode[];
+  return { findings, checked: order.filter((code) => checked.has(code)).map((code) => ({ code, ...reviewText(CHECKED_STATEMENTS[code]) })) };
 }
 
 /**

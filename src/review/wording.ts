@@ -53,8 +53,9 @@
 import type { Severity } from '../summary/text-inspection.ts';
 import { fromMicros, keyWords, toMicros, type MoneyDirection, type TermsAmount, type TermsMoney } from './money.ts';
 import { moneyMentions, numberMentions, type MoneyMention } from './statements.ts';
-import { joinList, type Localized } from '../summary/message-text.ts';
+import { joinList } from '../summary/message-text.ts';
 import { reviewText } from './messages.ts';
+import { finding, type RuleSentence } from './rules.ts';
 import type { ReviewCode, ReviewFinding } from './types.ts';
 import { formatPath, quote } from './values.ts';
 
@@ -331,11 +332,11 @@ class WordingReview {
     return this.findings;
   }
 
-  private add(severity: Severity, code: ReviewCode, path: string, said: Localized): void {
+  private add<C extends ReviewCode>(severity: Severity, code: C, path: string, said: RuleSentence<C>): void {
     const count = this.counts.get(code) ?? 0;
     if (count >= MAX_FINDINGS_PER_CODE) return;
     this.counts.set(code, count + 1);
-    this.findings.push({ severity, code, path, ...said });
+    this.findings.push(finding(severity, code, path, said));
   }
 
   private shown(m: MoneyMention): string {
@@ -527,7 +528,7 @@ class WordingReview {
       if (said.has(`${path}|${m.values[0]}`)) continue;
       said.add(`${path}|${m.values[0]}`);
       const presented = { amount: this.shown(m), context: this.context(m.start, m.end) };
-      let sentence: Localized;
+      let sentence: RuleSentence<'direction-reversed'>;
       if (exact === null) sentence = reviewText(direction === 'charge' ? 'review_derivedChargeAsMoneyToYou' : 'review_derivedMoneyToYouAsCharge', presented);
       else sentence = reviewText(direction === 'charge' ? 'review_chargeAsMoneyToYou' : 'review_moneyToYouAsCharge', { ...presented, path, terms_amount: exact.shown });
       this.add('danger', 'direction-reversed', path, sentence);

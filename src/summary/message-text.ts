@@ -26,9 +26,10 @@ export interface MessageText {
 }
 
 /** What a check produces for one sentence: spread into a finding beside its code and severity. */
-export interface Localized {
+export interface Localized<K extends string = string> {
   message: string;
-  text: MessageText;
+  /** `key` typed as the message's own name, so a rule can be held to its sentences (src/review/rules.ts). */
+  text: MessageText & { key: K };
 }
 
 /** One English template, or one per English plural category for a message that states a count. */
@@ -90,7 +91,7 @@ function fill(template: string, values: Readonly<Record<string, string>>): strin
  * `message` and its `text`. The placeholder names are checked by the compiler.
  */
 export function messageBuilder<T extends MessageTable>(table: T) {
-  return function say<K extends keyof T & string>(key: K, ...args: ArgsOf<T[K]>): Localized {
+  return function say<K extends keyof T & string>(key: K, ...args: ArgsOf<T[K]>): Localized<K> {
     const template = table[key]!;
     const given = (args[0] ?? {}) as Record<string, string | number>;
     const values: Record<string, string> = {};
