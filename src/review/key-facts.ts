@@ -29,6 +29,12 @@ export type KeyFactKind = 'money' | 'date' | 'identifier' | 'text' | 'number' | 
 export interface KeyFact {
   /** Where in `terms`, as the review writes it: `price_difference`, `items[0].sku`. */
   path: string;
+  /**
+   * For an old → new pair of the terms (`old_departure` and `new_departure`, `seat_before` and
+   * `seat_after`): the old value, formatted like `value`, which is the new one. The pair is one
+   * fact, labelled with what the two keys share ("Departure"), at the new value's path.
+   */
+  before?: string;
   /** The key made readable: `price_difference` → "Price difference", `order_id` → "Order ID". */
   label: string;
   /** The value formatted for the person: "$70.00", "Oct 8, 2026, 7:20 PM UTC", "ord_7Hk2". */
@@ -47,10 +53,10 @@ export interface KeyFactsOptions {
   /** BCP 47 locale for `Intl`; default the browser's. */
   locale?: string;
   /**
-   * Time zone for timestamps; default the person's own. `Intl` can't format in the offset the
-   * timestamp was written with (`-07:00` is not a time zone), so a timestamp is shown at the
-   * same instant in this zone, with the zone's name after it. A date without a time, or a time
-   * without an offset, is shown as written.
+   * The person's time zone; default the browser's. A timestamp is shown at the wall time it was
+   * written with (a flight leaving at 07:05+01:00 leaves at 7:05, whatever zone the person is
+   * in), and its offset is named ("UTC+01:00") only when it is not this zone's offset at that
+   * instant. A date without a time, or a time without an offset, is shown as written.
    */
   timeZone?: string;
   /** At most this many facts; default `KEY_FACTS_LIMIT`. */
@@ -70,7 +76,13 @@ export interface KeyFactChange {
 /** Eight facts fit one line of the window and still name the order, item and amount. */
 export const KEY_FACTS_LIMIT = 8;
 
-const KIND_ORDER: Record<KeyFactKind, number> = { money: 0, date: 1, identifier: 2, number: 3, text: 4, boolean: 5 };
+/**
+ * Facts by what they mean to the person (docs/ui.md, "Key facts"): what it costs, then what
+ * changes, then when, how many and what, and last the references that only identify the thing.
+ */
+const KIND_ORDER: Record<KeyFactKind, number> = { money: 0, date: 2, number: 3, text: 4, boolean: 5, identifier: 6 };
+/** An old → new pair, or a value the terms call new: ranked after money, before the rest. */
+const CHANGE_RANK = 1;
 /** For the one-line facts only: the values a summary's worth of data holds, looked at before sorting. */
 const MAX_DEPTH = 16;
 const MAX_CANDIDATES = 200;
@@ -179,14 +191,26 @@ function formatDate(value: string, options: KeyFactsOptions): string | null {
   // would read as 19xx.
   if (wall.getUTCFullYear() !== fields[0] || wall.getUTCMonth() !== fields[1] || wall.getUTCDate() !== fields[2] || wall.getUTCHours() !== fields[3] || wall.getUTCMinutes() !== fields[4]) return null;
   if (h === undefined) return new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(wall);
-  if (zone === undefined) return new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(wall);
+  // The wall time as written: formatted in UTC from the written fields, never re-zoned.
+  const shown = new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(wall);
+  if (zone === undefined) return shown;
   const offset = /^[Zz]$/.test(zone) ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   const instant = new Date(wall.getTime() - offset * 60_000);
-  const shown = new Intl.DateTimeFormat(options.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: options.timeZone }).format(instant);
-  const name = new Intl.DateTimeFormat(options.locale, { hour: 'numeric', timeZoneName: 'short', timeZone: options.timeZone })
-    .formatToParts(instant)
-    .find((p) => p.type === 'timeZoneName')?.value;
-  return name ? `${shown} ${name}` : shown;
+  return offset === personalOffset(instant, options.timeZone) ? shown : `${shown} ${offsetName(offset)}`;
+}
+
+/** The offset from UTC, in minutes, of the person's zone (or `timeZone`) at `instant`. */
+function personalOffset(instant: Date, timeZone: string | undefined): number {
+  const name = new Intl.DateTimeFormat('en-US', { timeZoneName: 'longOffset', timeZone }).formatToParts(instant).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const m = /^GMT([+-\u2212])(\d{2}):(\d{2})$/.exec(name);
+  return m === null ? 0 : (m[1] === '+' ? 1 : -1) * (Number(m[2]) * 60 + Number(m[3]));
+}
+
+/** "UTC", "UTC+01:00", "UTC\u221207:00": the offset as written, named the way clocks name it. */
+function offsetName(offset: number): string {
+  if (offset === 0) return 'UTC';
+  const abs = Math.abs(offset);
+  return `UTC${offset < 0 ? '\u2212' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 function checkOptions(options: KeyFactsOptions): void {
@@ -320,23 +344,76 @@ export function keyFacts(terms: Record<string, unknown> | undefined, options: Ke
   if (terms === undefined) return [];
   checkTerms(terms, 'operation.terms');
   const limit = options.limit ?? KEY_FACTS_LIMIT;
-  const { leaves, taken } = moneyLeaves(terms);
-  const facts = leaves.map((leaf) => factOf(leaf, options, false));
+  const { leaves: candidates, taken } = moneyLeaves(terms);
   eachLeaf(
     terms,
     (path, value) => {
-      if (facts.length >= MAX_CANDIDATES) return false;
+      if (candidates.length >= MAX_CANDIDATES) return false;
       const scalar = typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number';
-      if (scalar && !taken.has(formatPath(path))) facts.push(factOf({ path, value }, options, false));
+      if (scalar && !taken.has(formatPath(path))) candidates.push({ path, value });
       return true;
     },
     MAX_DEPTH,
   );
-  return facts
-    .map((fact, order) => ({ fact, order }))
-    .sort((a, b) => KIND_ORDER[a.fact.kind] - KIND_ORDER[b.fact.kind] || a.order - b.order)
+  const { ranked, pairs } = pairChanges(candidates);
+  return ranked
+    .map((leaf, order) => {
+      const fact = factOf(leaf, options, false);
+      const pair = pairs.get(leaf);
+      if (pair === undefined) return { fact, rank: fact.kind !== 'money' && isNewSide(leaf.path) ? CHANGE_RANK : KIND_ORDER[fact.kind], order };
+      const before = factOf(pair.old, options, false);
+      return { fact: { ...fact, label: cut(pair.label, MAX_LABEL), before: before.value }, rank: fact.kind === 'money' ? KIND_ORDER.money : CHANGE_RANK, order };
+    })
+    .sort((a, b) => a.rank - b.rank || a.order - b.order)
     .slice(0, limit)
     .map(({ fact }) => fact);
+}
+
+/** Key words that say a value is the old side of a change, and the new side. */
+const OLD_WORDS = new Set(['old', 'previous', 'prev', 'original', 'current', 'before', 'from', 'was']);
+const NEW_WORDS = new Set(['new', 'updated', 'changed', 'after', 'to', 'now', 'proposed', 'revised']);
+
+/** The key's words without the one that says old or new, and which side it says: `old_departure` → ["departure"], old. */
+function sideOf(path: readonly PathSegment[]): { stem: string; side: 'old' | 'new' } | null {
+  const key = path.at(-1);
+  if (typeof key !== 'string') return null;
+  const words = keyWords(key);
+  if (words.length < 2) return null;
+  for (const [index, rest] of [[0, words.slice(1)], [words.length - 1, words.slice(0, -1)]] as const) {
+    const word = words[index]!;
+    const side = OLD_WORDS.has(word) ? 'old' : NEW_WORDS.has(word) ? 'new' : null;
+    if (side !== null) return { stem: JSON.stringify([...path.slice(0, -1), rest.join(' ')]), side };
+  }
+  return null;
+}
+
+function isNewSide(path: readonly PathSegment[]): boolean {
+  return sideOf(path)?.side === 'new';
+}
+
+/**
+ * Old → new pairs among the candidates: two values under one parent whose keys differ only by an
+ * old word and a new word (`old_departure` / `new_departure`, `seat_before` / `seat_after`). The
+ * old value leaves the list and rides with the new one, so a change reads as one fact and the new
+ * value is never the one left out.
+ */
+function pairChanges(candidates: readonly Leaf[]): { ranked: Leaf[]; pairs: Map<Leaf, { old: Leaf; label: string }> } {
+  const olds = new Map<string, Leaf>();
+  for (const leaf of candidates) {
+    const side = sideOf(leaf.path);
+    if (side?.side === 'old' && !olds.has(side.stem)) olds.set(side.stem, leaf);
+  }
+  const pairs = new Map<Leaf, { old: Leaf; label: string }>();
+  const paired = new Set<Leaf>();
+  for (const leaf of candidates) {
+    const side = sideOf(leaf.path);
+    const old = side?.side === 'new' ? olds.get(side.stem) : undefined;
+    if (old === undefined || paired.has(old) || (old.money === undefined) !== (leaf.money === undefined)) continue;
+    const stem = (JSON.parse(side!.stem) as string[]).at(-1)!;
+    pairs.set(leaf, { old, label: labelOf([...leaf.path.slice(0, -1), stem.replace(/ /g, '_')], true) });
+    paired.add(old);
+  }
+  return { ranked: candidates.filter((leaf) => !paired.has(leaf)), pairs };
 }
 
 /**

@@ -49,12 +49,16 @@ describe('keyFacts', () => {
     expect(keyFacts({ price: '5.00', currency: 'USD' }, { locale: 'en-US' })).toEqual([{ path: 'price', label: 'Price', value: '$5.00', kind: 'money', direction: 'charge' }]);
   });
 
-  it('formats dates with Intl: a date as written, a timestamp at its instant in the given zone, named', () => {
+  it('formats dates with Intl: a timestamp at the wall time it was written with, its offset named when it is not the person\'s', () => {
     const value = (v: string, timeZone: string) => keyFacts({ when: v }, { locale: 'en-US', timeZone })[0]!;
     expect(value('2026-11-03', 'Asia/Tokyo')).toEqual({ path: 'when', label: 'When', value: 'Nov 3, 2026', kind: 'date' });
-    expect(value('2026-10-08T12:20:00-07:00', 'UTC').value).toMatch(/^Oct 8, 2026, 7:20\sPM UTC$/);
-    expect(value('2026-10-08T12:20:00-07:00', 'America/Los_Angeles').value).toMatch(/^Oct 8, 2026, 12:20\sPM PDT$/);
-    expect(value('2026-10-08T19:20:00Z', 'Europe/Paris').value).toMatch(/^Oct 8, 2026, 9:20\sPM GMT\+2$/);
+    expect(value('2026-10-08T12:20:00-07:00', 'UTC').value).toMatch(/^Oct 8, 2026, 12:20\sPM UTC\u221207:00$/);
+    // The person's own offset at that instant (PDT is -07:00 in October): no zone to name.
+    expect(value('2026-10-08T12:20:00-07:00', 'America/Los_Angeles').value).toMatch(/^Oct 8, 2026, 12:20\sPM$/);
+    // In December the same zone is -08:00: the written -07:00 is named.
+    expect(value('2026-12-08T12:20:00-07:00', 'America/Los_Angeles').value).toMatch(/^Dec 8, 2026, 12:20\sPM UTC\u221207:00$/);
+    expect(value('2026-10-08T19:20:00Z', 'Europe/Paris').value).toMatch(/^Oct 8, 2026, 7:20\sPM UTC$/);
+    expect(value('2026-10-08T07:05:00+01:00', 'UTC').value).toMatch(/^Oct 8, 2026, 7:05\sAM UTC\+01:00$/);
     // No offset: shown as written, in no zone.
     expect(value('2026-11-03T09:30:00', 'Asia/Tokyo').value).toMatch(/^Nov 3, 2026, 9:30\sAM$/);
     // Not a real date: text as given.
@@ -72,13 +76,13 @@ describe('keyFacts', () => {
   it('shows hidden characters in keys and values as tokens', () => {
     const facts = keyFacts({ 'na\u202Eme': 'ord_7\u200BHk2', note: 'Pay \u2066later\u2069' }, { locale: 'en-US' });
     expect(facts.map((f) => [f.label, f.value])).toEqual([
-      ['Na\u27E8U+202E\u27E9me', 'ord_7\u27E8U+200B\u27E9Hk2'],
       ['Note', 'Pay \u27E8U+2066\u27E9later\u27E8U+2069\u27E9'],
+      ['Na\u27E8U+202E\u27E9me', 'ord_7\u27E8U+200B\u27E9Hk2'],
     ]);
     expect(youApproveLine(facts)).not.toMatch(/[\u200B\u202E\u2066\u2069]/);
   });
 
-  it('orders money, dates, identifiers, numbers, text, yes/no; leaves out null; cuts long text', () => {
+  it('orders by meaning: money, dates, numbers, text, yes/no, and identifiers last; leaves out null; cuts long text', () => {
     const facts = keyFacts(
       { flag: false, note: 'Leave at the door', count: 1234, ref: 'R-1', when: '2026-11-03', fee: { amount: '1.50', currency: 'EUR' }, nothing: null, long: 'word '.repeat(40) },
       { locale: 'en-US', limit: 20 },
@@ -86,11 +90,11 @@ describe('keyFacts', () => {
     expect(facts.map((f) => [f.path, f.kind])).toEqual([
       ['fee', 'money'],
       ['when', 'date'],
-      ['ref', 'identifier'],
       ['count', 'number'],
       ['note', 'text'],
       ['long', 'text'],
       ['flag', 'boolean'],
+      ['ref', 'identifier'],
     ]);
     expect(facts.find((f) => f.path === 'count')!.value).toBe('1,234');
     expect(facts.find((f) => f.path === 'flag')!.value).toBe('No');
@@ -130,18 +134,18 @@ describe('keyFacts', () => {
 describe('keyFacts, labels', () => {
   it('shows an empty or wordless key as it is, and capitalises the first word of each key in a path', () => {
     expect(keyFacts({ '': 'y_2', '--': 'z_3', row_idx: 'w_4', pint: 'p_1', shipping: { method: 'ground' } }, { locale: 'en-US' })).toEqual([
+      { path: 'shipping.method', label: 'Shipping Method', value: 'ground', kind: 'text' },
       { path: '[""]', label: '(empty)', value: 'y_2', kind: 'identifier' },
       { path: '["--"]', label: '--', value: 'z_3', kind: 'identifier' },
       { path: 'row_idx', label: 'Row idx', value: 'w_4', kind: 'identifier' },
       { path: 'pint', label: 'Pint', value: 'p_1', kind: 'identifier' },
-      { path: 'shipping.method', label: 'Shipping Method', value: 'ground', kind: 'text' },
     ]);
   });
 
   it('shows a line break in a key or a value as a token', () => {
     expect(keyFacts({ 'a\nb': 'x_1', note: 'line one\nline two' }, { locale: 'en-US' })).toEqual([
-      { path: '["a\u27E8U+000A\u27E9b"]', label: 'A\u27E8U+000A\u27E9b', value: 'x_1', kind: 'identifier' },
       { path: 'note', label: 'Note', value: 'line one\u27E8U+000A\u27E9line two', kind: 'text' },
+      { path: '["a\u27E8U+000A\u27E9b"]', label: 'A\u27E8U+000A\u27E9b', value: 'x_1', kind: 'identifier' },
     ]);
   });
 
@@ -152,10 +156,10 @@ describe('keyFacts, labels', () => {
     const value61 = `${value60}y`;
     const facts = keyFacts({ [key40]: 'i_1', [key41]: 'i_2', a: value60, b: value61 }, { locale: 'en-US' });
     expect(facts.map((f) => [f.label, f.value])).toEqual([
-      [`K${' a'.repeat(19)}b`, 'i_1'],
-      [`K${' a'.repeat(19)}\u2026`, 'i_2'],
       ['A', value60],
       ['B', `${value60.slice(0, 59)}\u2026`],
+      [`K${' a'.repeat(19)}b`, 'i_1'],
+      [`K${' a'.repeat(19)}\u2026`, 'i_2'],
     ]);
   });
 });
@@ -201,14 +205,46 @@ describe('keyFacts, kinds and values', () => {
   });
 });
 
+describe('keyFacts, old and new values (facts by meaning)', () => {
+  const AIRLINE = {
+    booking_ref: 'SL-88QX',
+    old_departure: '2026-12-10T07:05:00+01:00',
+    new_departure: '2026-12-10T09:40:00+01:00',
+    fare_difference: { amount: '45.00', currency: 'EUR' },
+    seat_before: '14C',
+    seat_after: '22A',
+  };
+
+  it('shows an old → new pair as one fact at the new value, after the money and before the references', () => {
+    const facts = keyFacts(AIRLINE, { locale: 'en-US', timeZone: 'Europe/Paris' });
+    expect(facts.map((f) => [f.label, f.before, f.value])).toEqual([
+      ['Fare difference', undefined, '\u20AC45.00'],
+      ['Departure', expect.stringMatching(/^Dec 10, 2026, 7:05\sAM$/), expect.stringMatching(/^Dec 10, 2026, 9:40\sAM$/)],
+      ['Seat', '14C', '22A'],
+      ['Booking ref', undefined, 'SL-88QX'],
+    ]);
+    expect(facts[1]!.path).toBe('new_departure');
+  });
+
+  it('ranks a value the terms call new above its kind, and leaves an old value alone when it has no new one', () => {
+    const facts = keyFacts({ note: 'window seat', old_gate: 'B4', new_total_minutes: 95 }, { locale: 'en-US' });
+    expect(facts.map((f) => f.path)).toEqual(['new_total_minutes', 'note', 'old_gate']);
+  });
+
+  it('never pairs an amount with a value that is not one', () => {
+    const facts = keyFacts({ old_price: 'free', new_price: { amount: '5.00', currency: 'USD' } }, { locale: 'en-US' });
+    expect(facts.every((f) => f.before === undefined)).toBe(true);
+  });
+});
+
 describe('keyFacts, dates', () => {
   const value = (v: string) => keyFacts({ when: v }, { locale: 'en-US', timeZone: 'UTC' })[0]!;
 
   it.each([
-    ['2026-10-08T21:20:00+02:00', /^Oct 8, 2026, 7:20\sPM UTC$/],
-    ['2026-10-08T12:20:00+05:30', /^Oct 8, 2026, 6:50\sAM UTC$/],
-    ['2026-10-08T12:20:00-05:30', /^Oct 8, 2026, 5:50\sPM UTC$/],
-    ['2026-10-08T12:20:00z', /^Oct 8, 2026, 12:20\sPM UTC$/],
+    ['2026-10-08T21:20:00+02:00', /^Oct 8, 2026, 9:20\sPM UTC\+02:00$/],
+    ['2026-10-08T12:20:00+05:30', /^Oct 8, 2026, 12:20\sPM UTC\+05:30$/],
+    ['2026-10-08T12:20:00-05:30', /^Oct 8, 2026, 12:20\sPM UTC\u221205:30$/],
+    ['2026-10-08T12:20:00z', /^Oct 8, 2026, 12:20\sPM$/],
   ])('reads the offset of %s', (written, shown) => {
     expect(value(written)).toMatchObject({ kind: 'date', value: expect.stringMatching(shown) });
   });
