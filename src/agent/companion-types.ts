@@ -4,7 +4,7 @@ import type { Approval } from '../protocol/approval';
 import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
 import type { DecisionClaims } from '../protocol/decision';
 import { CountersignError, ERROR_CODES, type ErrorCode } from '../protocol/errors';
-import type { ToolCall, ToolServer } from '../protocol/tool-call';
+import type { ToolAnnotations, ToolCall, ToolServer } from '../protocol/tool-call';
 import type { ToolCallClaims } from '../protocol/tool-call-decision';
 import type { Outcome } from './journal';
 
@@ -139,6 +139,9 @@ export interface RequestToolCallApprovalInput {
   /** The MCP server as it introduces itself, and how it is reached (shown to the person). */
   server: ToolServer;
   tool: string;
+  /** The tool's description and annotations from the server's tools/list, shown on the card and covered by the revision. */
+  description?: string;
+  annotations?: ToolAnnotations;
   arguments: Record<string, unknown>;
   /** When the prompt closes. */
   expiresAt: Date;

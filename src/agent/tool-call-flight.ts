@@ -29,7 +29,15 @@ export async function requestToolCallApproval(state: CompanionState, input: Requ
       v: BRIDGE_PROTOCOL_VERSION,
       id,
       nonce,
-      tool_call: { call_id: state.newId('call'), server: input.server, tool: input.tool, arguments: input.arguments, expires_at: expiresAt },
+      tool_call: {
+        call_id: state.newId('call'),
+        server: input.server,
+        tool: input.tool,
+        ...(input.description === undefined ? {} : { description: input.description }),
+        ...(input.annotations === undefined ? {} : { annotations: input.annotations }),
+        arguments: input.arguments,
+        expires_at: expiresAt,
+      },
     },
     'requestToolCallApproval',
   );

@@ -22,8 +22,8 @@ export interface ApprovalView {
    */
   origin: DisplayOrigin | null;
   operation: ApprovalRecord['operation'];
-  /** A tool call from countersign-mcp (not a Company's operation): the server, the tool and its arguments, as the decision signs them. */
-  toolCall?: Pick<ToolCall, 'server' | 'tool' | 'arguments'>;
+  /** A tool call from countersign-mcp (not a Company's operation): the server, the tool (its description and annotations when sent) and its arguments, as the decision signs them. */
+  toolCall?: Pick<ToolCall, 'server' | 'tool' | 'description' | 'annotations' | 'arguments'>;
   /** The revision this one replaced, for "what changed". */
   previous?: ApprovalRecord['operation'];
   /** null: a view with no request or Session to show. */
@@ -108,7 +108,7 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
     // A tool call has no web address: the server is reached by a command or an MCP URL.
     origin: record.toolCall ? null : safeOrigin(record.company.origin),
     operation: record.operation,
-    ...(record.toolCall ? { toolCall: { server: record.toolCall.server, tool: record.toolCall.tool, arguments: record.toolCall.arguments } } : {}),
+    ...(record.toolCall ? { toolCall: shownToolCall(record.toolCall) } : {}),
     ...(record.userVerification === 'required' ? { userVerification: 'required' as const } : {}),
     ...(previous ? { previous: previous.operation } : {}),
     request: record.request,
@@ -129,4 +129,10 @@ export function viewsOf(active: ApprovalRecord[], history: ApprovalRecord[], pre
     active: [...active].sort((a, b) => a.createdAt - b.createdAt).map(view),
     history: history.map((r) => toView(r)),
   };
+}
+
+/** What the window shows of a tool call: everything its revision covers (tool-call-revision.ts), nothing else. */
+export function shownToolCall(call: ToolCall): NonNullable<ApprovalView['toolCall']> {
+  const { server, tool, description, annotations } = call;
+  return { server, tool, ...(description === undefined ? {} : { description }), ...(annotations === undefined ? {} : { annotations }), arguments: call.arguments };
 }

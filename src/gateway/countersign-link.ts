@@ -149,7 +149,15 @@ export class CountersignLink implements ToolCallApprover, OperationsCaller {
       return { status: 'unavailable', reason: notPaired(this.options.agentName) };
     }
     try {
-      const result = await companion.requestToolCallApproval({ server: question.server, tool: question.tool, arguments: question.arguments, expiresAt: question.expiresAt, signal: question.signal });
+      const result = await companion.requestToolCallApproval({
+        server: question.server,
+        tool: question.tool,
+        ...(question.description === undefined ? {} : { description: question.description }),
+        ...(question.annotations === undefined ? {} : { annotations: question.annotations }),
+        arguments: question.arguments,
+        expiresAt: question.expiresAt,
+        signal: question.signal,
+      });
       if (result.status === 'approved') {
         // Held until it ran: marking it sent and reporting its outcome need this same connection.
         this.#held.set(result.callId, release);

@@ -26,6 +26,7 @@ import { HeldCalls } from './held-calls';
 import type { ToolCallEntry, ToolCallJournal } from './tool-call-journal';
 import type { ApprovedCall, ToolCallApprover } from './tool-call-approver';
 import { toolPolicy } from './tool-policy';
+import { toolWords, type ToolWords } from './tool-words';
 import type { RelayedMethod, Upstream } from './upstream-connection';
 import { ambiguousUpstreamNames, reachedBy, type ToolPolicy } from './upstream-spec';
 
@@ -282,19 +283,21 @@ export class Gateway {
   async #askThenCall(entry: ToolEntry, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, extra: Extra): Promise<CallToolResult> {
     const now = this.#o.now ?? Date.now;
     const expiresAt = now() + this.#o.expiryMs;
-    const key = canonicalJson({ upstream: entry.upstream.spec.name, tool: entry.tool.name, arguments: args });
+    const words = toolWords(entry.tool);
+    // Calls join only when the card would be the same: a tool whose description changed asks again.
+    const key = canonicalJson({ upstream: entry.upstream.spec.name, tool: entry.tool.name, ...words, arguments: args });
     const stop = this.#holdProgress(meta, extra);
     try {
-      return await this.#held.run(key, expiresAt, (signal) => this.#approved(entry, args, new Date(expiresAt), signal), extra.signal);
+      return await this.#held.run(key, expiresAt, (signal) => this.#approved(entry, words, args, new Date(expiresAt), signal), extra.signal);
     } finally {
       stop();
     }
   }
 
   /** The work shared by identical calls: ask once, and run once if approved. */
-  async #approved(entry: ToolEntry, args: Record<string, unknown>, expiresAt: Date, signal: AbortSignal): Promise<CallToolResult> {
+  async #approved(entry: ToolEntry, words: ToolWords, args: Record<string, unknown>, expiresAt: Date, signal: AbortSignal): Promise<CallToolResult> {
     const server = { name: entry.upstream.serverName, reached_by: reachedBy(entry.upstream.spec) };
-    const answer = await this.#o.approver.ask({ server, tool: entry.tool.name, arguments: args, expiresAt, signal });
+    const answer = await this.#o.approver.ask({ server, tool: entry.tool.name, ...words, arguments: args, expiresAt, signal });
     const base = { upstream: entry.upstream.spec.name, tool: entry.tool.name, arguments: args };
     if (answer.status !== 'approved') {
       await this.#o.journal.append({ ...base, callId: answer.status === 'unavailable' ? undefined : answer.callId, status: answer.status });

@@ -1,5 +1,5 @@
 import type { SessionContext } from '../agent/index';
-import type { ToolServer } from '../protocol/tool-call';
+import type { ToolAnnotations, ToolServer } from '../protocol/tool-call';
 
 /**
  * What the gateway asks Countersign, and what it hears back. The real one is
@@ -9,6 +9,9 @@ import type { ToolServer } from '../protocol/tool-call';
 export interface ToolCallQuestion {
   server: ToolServer;
   tool: string;
+  /** The tool's own words from the upstream's tools/list, checked (tool-words.ts): on the card, under the signature. */
+  description?: string;
+  annotations?: ToolAnnotations;
   arguments: Record<string, unknown>;
   /** The prompt closes itself at this time (the person sees a countdown). */
   expiresAt: Date;

@@ -12,15 +12,26 @@ import { sha256Base64url } from './webcrypto';
 export interface ToolCallIdentity {
   server: unknown;
   tool: string;
+  description?: string | undefined;
+  annotations?: object | undefined;
   arguments: Record<string, unknown>;
 }
 
 /**
- * The revision of a tool call: base64url(SHA-256(canonical JSON of server, tool and arguments)).
- * Computed by the extension and by the agent alike, so one approval covers exactly one call.
+ * The revision of a tool call: base64url(SHA-256(canonical JSON of server, tool, the tool's
+ * description and annotations when the call has them, and arguments)). Computed by the extension
+ * and by the agent alike, so one approval covers exactly one call as it was shown. A call without
+ * description and annotations hashes as it always did, so older requests keep their revision.
  */
 export async function toolCallRevision(call: ToolCallIdentity): Promise<string> {
-  return sha256Base64url(new TextEncoder().encode(canonicalJson({ server: call.server, tool: call.tool, arguments: call.arguments })));
+  const shown = {
+    server: call.server,
+    tool: call.tool,
+    ...(call.description === undefined ? {} : { description: call.description }),
+    ...(call.annotations === undefined ? {} : { annotations: call.annotations }),
+    arguments: call.arguments,
+  };
+  return sha256Base64url(new TextEncoder().encode(canonicalJson(shown)));
 }
 
 /** base64url(SHA-256(canonical JSON of the arguments)): the `arguments_sha256` of a tool-call decision. */

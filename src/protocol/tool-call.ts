@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { canonicalJson } from './canonical-json';
 import { idSchema } from './id';
 import { checkRfc3339, RFC3339_RULE } from './rfc3339';
-import { displayNameSchema, jsonObjectSchema, requestUrlSchema } from './text-schemas';
+import { isWellFormedText } from './json';
+import { CONTROL_OR_BIDI, displayNameSchema, jsonObjectSchema, requestUrlSchema } from './text-schemas';
 
 /**
  * A tool call as an approval item (docs/bridge-protocol.md, "tool_call_request"): what
@@ -99,11 +100,42 @@ const argumentsSchema = jsonObjectSchema.superRefine((args, ctx) => {
   if (size.longestName > MAX_TOOL_ARGUMENT_NAME_LENGTH) return tooLarge(`expected names of at most ${MAX_TOOL_ARGUMENT_NAME_LENGTH} characters, got one of ${size.longestName}`);
 });
 
+/** The longest description of a tool the card shows, in UTF-16 code units. */
+export const MAX_TOOL_DESCRIPTION_LENGTH = 2048;
+
+/**
+ * The tool's description as its server lists it (MCP `Tool.description`): plain text, never
+ * rendered as markup. Untrusted, so without control or bidi-control characters (a line break too:
+ * the gateway folds those into spaces before it asks, docs/mcp-gateway.md).
+ */
+export const toolDescriptionSchema = z
+  .string({ error: 'expected a string' })
+  .max(MAX_TOOL_DESCRIPTION_LENGTH, { error: `expected at most ${MAX_TOOL_DESCRIPTION_LENGTH} characters` })
+  .refine(isWellFormedText, { error: 'expected well-formed Unicode text, got an unpaired surrogate' })
+  .refine((s) => !CONTROL_OR_BIDI.test(s), { error: 'expected no control or bidi-control characters' });
+
+/**
+ * The tool's annotations as its server lists them (MCP `ToolAnnotations`), only the known members.
+ * They are the server's claims: the card may raise its caution for them (a destructive tool) and
+ * never lowers it (a "read-only" one still asks as any other).
+ */
+export const toolAnnotationsSchema = z.strictObject({
+  title: displayNameSchema(256).optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+export type ToolAnnotations = z.output<typeof toolAnnotationsSchema>;
+
 export const toolCallSchema = z.strictObject({
   /** The gateway's id of this call, fresh for every prompt. */
   call_id: idSchema,
   server: toolServerSchema,
   tool: displayNameSchema(256),
+  /** The tool's own words, from the server's tools/list (optional: older gateways send none). */
+  description: toolDescriptionSchema.optional(),
+  annotations: toolAnnotationsSchema.optional(),
   arguments: argumentsSchema,
   /** When the prompt closes, chosen by the gateway (two minutes by default). */
   expires_at: z.string({ error: `expected ${RFC3339_RULE}` }).refine((s) => checkRfc3339(s).ok, { error: `expected ${RFC3339_RULE}` }),
