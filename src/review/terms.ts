@@ -262,10 +262,14 @@ class Review {
       this.add('info', 'unverifiable-value', path, reviewText('review_unverifiableValue', shownValue));
     } else if (typeof value === 'string' && isIsoDate(value)) {
       this.add('warning', 'date-not-in-summary', path, reviewText('review_dateNotInSummary', shownValue));
-    } else if (typeof value === 'number') {
-      this.add('warning', 'not-in-summary', path, reviewText('review_numberNotInSummary', shownValue));
+    } else if (typeof value === 'number' || canonicalDecimal(value as string) !== null) {
+      // A quantity, as a number or as decimal text ("3.50"): a warning, like money and dates.
+      const said = typeof value === 'number' ? reviewText('review_numberNotInSummary', shownValue) : reviewText(this.hasRequest ? 'review_valueNotInSummary' : 'review_valueNotInSummaryNoRequest', shownValue);
+      this.add('warning', 'not-in-summary', path, said);
     } else {
-      this.add('warning', 'not-in-summary', path, reviewText(this.hasRequest ? 'review_valueNotInSummary' : 'review_valueNotInSummaryNoRequest', shownValue));
+      // Words and references (a booking reference, a colour) the summary leaves out are listed,
+      // not warned of: warnings are for money, dates and quantities, so they keep their weight.
+      this.add('info', 'not-in-summary', path, reviewText(this.hasRequest ? 'review_valueNotInSummary' : 'review_valueNotInSummaryNoRequest', shownValue));
     }
   }
 

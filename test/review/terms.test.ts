@@ -113,7 +113,7 @@ describe('where a terms value is looked up in the request', () => {
 
   it('leaves list items beyond a shorter request list to the summary', () => {
     expect(codesOf('a b', { skus: ['a', 'b'] }, { skus: ['a'] })).toEqual([]);
-    expect(codesOf('a', { skus: ['a', 'b'] }, { skus: ['a'] })).toEqual([['warning', 'not-in-summary', 'skus[1]']]);
+    expect(codesOf('a', { skus: ['a', 'b'] }, { skus: ['a'] })).toEqual([['info', 'not-in-summary', 'skus[1]']]);
   });
 
   it('does not index into a request value that is not a list', () => {
@@ -182,7 +182,7 @@ describe('size limits', () => {
 
 describe('amounts', () => {
   it('checks the other members of an amount on their own', () => {
-    expect(codesOf('$5', { price: { amount: '5', currency: 'USD', note: 'zzz' } }, {})).toEqual([['warning', 'not-in-summary', 'price.note']]);
+    expect(codesOf('$5', { price: { amount: '5', currency: 'USD', note: 'zzz' } }, {})).toEqual([['info', 'not-in-summary', 'price.note']]);
     expect(codesOf('$5 zzz', { price: { amount: '5', currency: 'USD', note: 'zzz' } }, {})).toEqual([]);
   });
 
@@ -248,7 +248,7 @@ describe('currency codes', () => {
 
   it('reads an unknown code as a currency only under a currency key', () => {
     expect(codesOf('Paid in -XYZ.', { currency: 'XYZ' }, {})).toEqual([]);
-    expect(codesOf('Paid in -XYZ.', { code: 'XYZ' }, {})).toEqual([['warning', 'not-in-summary', 'code']]);
+    expect(codesOf('Paid in -XYZ.', { code: 'XYZ' }, {})).toEqual([['info', 'not-in-summary', 'code']]);
     expect(codesOf('Paid in XYZ.', { code: 'XYZ' }, {})).toEqual([]);
   });
 });
@@ -278,10 +278,10 @@ describe('messages', () => {
     ]);
   });
 
-  it('says the agent did not ask for a value when there is a request', () => {
+  it('says the agent did not ask for a value when there is a request; words and references are listed, not warned of', () => {
     expect(reviewTerms({ summary: 'x', terms: { id: 'abc' }, request: {} })).toEqual([
       {
-        severity: 'warning',
+        severity: 'info',
         code: 'not-in-summary',
         path: 'id',
         message: 'The terms set id to "abc", but the summary does not mention it and the agent did not ask for it.',
