@@ -32,9 +32,14 @@
 //
 // The dev setup `wxt prepare` runs as "prepare", not "postinstall": npm runs a package's
 // postinstall in every consumer's install too, where WXT is not installed, while "prepare" runs
-// only in this repository (npm ci, npm install, npm pack).
+// only in this repository (npm ci, npm install). The tarball's package.json has no "prepare"
+// either: npm warns about it in every consumer's install ("install-scripts ... not yet covered by
+// allowScripts"). npm packs package.json as it is on disk, so "prepack" (`--prepack`) takes the
+// dev-only scripts (DEV_ONLY_SCRIPTS) out of it right before npm reads the files, and "postpack"
+// (`--postpack`) puts them back where they were. What was taken out is kept in PACKING_FILE
+// meanwhile, so a pack that stopped before its postpack is mended by the next run of this script.
 import { existsSync, readFileSync } from 'node:fs';
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleNode } from './bundle-node.mjs';
@@ -66,6 +71,12 @@ const RUNTIME_DEPENDENCIES = [];
 /** npm runs these in every consumer's install, where this repository's tools are absent. */
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
 
+/** Scripts for this repository only, not in the tarball's package.json: npm would warn about each in a consumer's install. */
+export const DEV_ONLY_SCRIPTS = ['prepare'];
+
+/** Where the scripts taken out for a pack wait for "postpack" (outside the packed files). */
+const PACKING_FILE = path.join(ROOT, 'node_modules', '.cache', 'countersign-pack', 'dev-only-scripts.json');
+
 export const NOTICES_FILE = 'dist/THIRD-PARTY-NOTICES.md';
 
 /** esbuild options of one command: each reports the package's version (src/protocol/package-version.ts). */
@@ -88,6 +99,40 @@ export function manifestProblems(pkg) {
   for (const name of INSTALL_SCRIPTS) if (pkg.scripts?.[name] !== undefined) problems.push(`"scripts"."${name}" would run in every consumer's install`);
   if (!(pkg.files ?? []).includes('dist/')) problems.push('"files" must include "dist/"');
   return problems;
+}
+
+/** package.json as it is now, and its text written back the way npm writes it (two spaces, one final newline). */
+async function readManifest() {
+  const file = path.join(ROOT, 'package.json');
+  const text = await readFile(file, 'utf8');
+  const pkg = JSON.parse(text);
+  // Guard: only a file in npm's own layout is rewritten, so taking out and putting back change nothing else.
+  if (`${JSON.stringify(pkg, null, 2)}\n` !== text) throw new Error('package.json is not formatted as npm writes it (JSON, two spaces, one final newline): format it before packing');
+  return { pkg, write: (next) => writeFile(file, `${JSON.stringify(next, null, 2)}\n`) };
+}
+
+/** Before npm reads the files to pack: package.json without DEV_ONLY_SCRIPTS, and what was taken out kept in PACKING_FILE. */
+export async function takeOutDevOnlyScripts() {
+  await putBackDevOnlyScripts();
+  const { pkg, write } = await readManifest();
+  const names = Object.keys(pkg.scripts ?? {});
+  const taken = names.flatMap((name, at) => (DEV_ONLY_SCRIPTS.includes(name) ? [{ name, at, command: pkg.scripts[name] }] : []));
+  if (taken.length === 0) return;
+  await mkdir(path.dirname(PACKING_FILE), { recursive: true });
+  await writeFile(PACKING_FILE, JSON.stringify(taken));
+  await write({ ...pkg, scripts: Object.fromEntries(Object.entries(pkg.scripts).filter(([name]) => !DEV_ONLY_SCRIPTS.includes(name))) });
+}
+
+/** After the pack (or a pack that stopped before its postpack): the scripts put back, each where it was. */
+export async function putBackDevOnlyScripts() {
+  if (!existsSync(PACKING_FILE)) return;
+  const taken = JSON.parse(await readFile(PACKING_FILE, 'utf8'));
+  const { pkg, write } = await readManifest();
+  // Re-read, not a saved copy: a change made to package.json while packing is kept.
+  const entries = Object.entries(pkg.scripts ?? {}).filter(([name]) => !taken.some((t) => t.name === name));
+  for (const t of taken) entries.splice(Math.min(t.at, entries.length), 0, [t.name, t.command]);
+  await write({ ...pkg, scripts: Object.fromEntries(entries) });
+  await rm(PACKING_FILE, { force: true });
 }
 
 /** Build dist/ for the package; returns the files written, relative to the repository. */
@@ -145,6 +190,13 @@ async function thirdPartyNotices(metafiles) {
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const step = process.argv[2];
+  if (step === '--postpack') {
+    await putBackDevOnlyScripts();
+    process.exit(0);
+  }
+  await putBackDevOnlyScripts();
   const files = await buildPackage();
+  if (step === '--prepack') await takeOutDevOnlyScripts();
   for (const f of files) process.stderr.write(`  ${f.padEnd(32)} ${((await stat(path.join(ROOT, f))).size / 1024).toFixed(1)} KiB\n`);
 }

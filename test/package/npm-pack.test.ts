@@ -23,7 +23,8 @@ interface PackageBuild {
 }
 const { BINS, LIBRARIES, NOTICES_FILE } = (await import(pathToFileURL(path.join(ROOT, 'scripts', 'build-package.mjs')).href)) as PackageBuild;
 
-const rootPkg = readJson(path.join(ROOT, 'package.json')) as { version: string; files: string[]; devDependencies: Record<string, string> };
+const rootText = readFileSync(path.join(ROOT, 'package.json'), 'utf8');
+const rootPkg = JSON.parse(rootText) as { version: string; files: string[]; scripts: Record<string, string>; devDependencies: Record<string, string> };
 const TSGO = path.join(ROOT, 'node_modules', '@typescript', 'native', 'bin', 'tsc');
 const TSC6 = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc6');
 
@@ -210,10 +211,22 @@ describe('npm pack', () => {
 });
 
 describe('npm install of the tarball into an empty folder', () => {
+  it('prints no install-scripts warning: the tarball\'s package.json has no prepare, preinstall, install or postinstall', () => {
+    expect(`${install.stdout}\n${install.stderr}`).not.toMatch(/install-scripts|install scripts/i);
+  });
+
+  it('leaves this repository\'s package.json as it was: "prepare" (wxt prepare, for npm ci here) back in its place', () => {
+    expect(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).toBe(rootText);
+    expect(Object.keys(rootPkg.scripts)[0]).toBe('prepare');
+    expect(rootPkg.scripts['prepare']).toBe('wxt prepare');
+    // Nothing left waiting to be put back (scripts/build-package.mjs, PACKING_FILE).
+    expect(existsSync(path.join(ROOT, 'node_modules', '.cache', 'countersign-pack', 'dev-only-scripts.json'))).toBe(false);
+  });
+
   it('installs no dependency and runs no install script', () => {
     const pkg = readJson(path.join(consumer, 'node_modules', 'countersign', 'package.json'));
     expect(pkg['dependencies']).toBeUndefined();
-    for (const script of ['preinstall', 'install', 'postinstall']) expect(pkg['scripts'], script).not.toHaveProperty(script);
+    for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg['scripts'], script).not.toHaveProperty(script);
     // Only the package and the @types/node this test asked for (with its own dependency).
     expect(readdirSync(path.join(consumer, 'node_modules')).filter((f) => !f.startsWith('.')).sort()).toEqual(['@types', 'countersign', 'undici-types']);
   });
