@@ -4,7 +4,8 @@ import { browserFamily, dataDir, pathApi } from './browsers';
 import { quoteFor, registrationError, reports, type Check, type Checked, type DoctorOptions, type Finding, type Registration } from './doctor-findings';
 import { flatpakFinding, sandboxOpeningCommand } from './doctor-flatpak';
 import { checkLauncher } from './doctor-launcher';
-import { CHROMIUM_ID_PATTERN, FIREFOX_ID_PATTERN, type InstallRecord } from './install';
+import { CHROMIUM_ID_PATTERN, FIREFOX_ID_PATTERN } from './extension-id-patterns';
+import type { InstallRecord } from './install';
 import type { SystemContext } from './system';
 
 /**
@@ -62,8 +63,24 @@ function missingManifest(reg: Registration): Finding {
   if (check.reason === 'program' || check.reason === 'flatpak') {
     return { ...base, severity: 'warn', message: `${why}${what} (installed, not yet used by this user)${consequence}`, fix };
   }
+  // A browser's usual profile that install was never run for, when it was run for others (a custom
+  // profile, other browsers): a choice the person made, so worth doing, not broken.
+  const chosen = notChosen(reg);
+  if (chosen !== undefined) return { ...base, severity: 'warn', message: `${what} (install was not run for it: it was run for ${chosen})${consequence}`, fix };
   // The running profile's message names it already: no " (profile …)" after it.
   return check.reason === 'running' ? { ...base, severity: 'error', message: `${why}${what}${consequence}`, fix } : registrationError(reg, `${why}${what}${consequence}`);
+}
+
+/**
+ * For a used browser's usual place that the install record does not name while it names others:
+ * what install was run for ("chromium (profile /home/sam/cs)"). Undefined otherwise: no record
+ * (nothing installed yet, so the used browser is broken), or the place was named or recorded.
+ */
+function notChosen(reg: Registration): string | undefined {
+  const { check, record } = reg;
+  if (check.reason !== 'profile' || record === undefined || record.entries.length === 0) return undefined;
+  if (record.entries.some((e) => e.manifest === check.manifestPath)) return undefined;
+  return record.entries.map((e) => (e.user_data_dir !== undefined ? `${e.browser} (profile ${e.user_data_dir})` : e.flatpak_app !== undefined ? `${e.browser} (Flatpak ${e.flatpak_app})` : e.browser)).join(', ');
 }
 
 /** The manifest as a JSON object with our `name` and `type`. */

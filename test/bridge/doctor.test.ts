@@ -289,3 +289,51 @@ describe('doctor and a launcher that is not this installation\'s', () => {
     expect(out).toContain(`runs ${other}, not this installation's bridge`);
   });
 });
+
+describe('doctor right after each documented install (README "Install", docs/bridge-protocol.md section 14)', () => {
+  /** A person who has used Chromium, Chrome and Firefox (their profile folders exist), running one command after another. */
+  function usedBrowsers() {
+    const ctx = linux();
+    for (const dir of [['.config', 'chromium'], ['.config', 'google-chrome'], ['.mozilla']]) mkdirSync(path.join(ctx.home, ...dir), { recursive: true });
+    const cli = async (argv: string[]) => {
+      let out = '';
+      const stdout = new PassThrough();
+      stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const code = await runCli({ argv, stdin: new PassThrough(), stdout, stderr: { write: () => true }, env: {}, platform: 'linux', homedir: ctx.home, uid: 1000, username: 'jane', cwd: ctx.home, execPath: process.execPath, bundlePath: ctx.bundlePath, selfCommand: [process.execPath, ctx.bundlePath], fs: ctx.fs, run: ctx.run });
+      return { code, out };
+    };
+    return { ctx, cli };
+  }
+
+  it.each([
+    ['install', []],
+    ['install --browser all', ['--browser', 'all']],
+    ['install --browser chromium,firefox', ['--browser', 'chromium,firefox']],
+    ['install --user-data-dir DIR', ['--user-data-dir', 'countersign-profile']],
+    ['install --browser chrome --user-data-dir DIR', ['--browser', 'chrome', '--user-data-dir', 'countersign-profile']],
+  ])('countersign-bridge %s, then doctor: exit 0, no "error"', async (_form, args) => {
+    const { cli } = usedBrowsers();
+    expect((await cli(['install', ...args])).code).toBe(0);
+    const doctor = await cli(['doctor']);
+    expect(doctor.out).not.toMatch(/^\S+ +error /m);
+    expect(doctor.code).toBe(0);
+  });
+
+  it('after install --user-data-dir DIR, the profile is ready and the browser\'s usual profile, not installed for, is a warning that says so with its fix', async () => {
+    const { ctx, cli } = usedBrowsers();
+    await cli(['install', '--user-data-dir', 'countersign-profile']);
+    const { out } = await cli(['doctor']);
+    expect(out).toMatch(new RegExp(`^chromium +ok +ready: ${path.join(ctx.home, 'countersign-profile')}`, 'm'));
+    expect(out).toMatch(/^chromium +warn +no host manifest at .*\/\.config\/chromium\/NativeMessagingHosts\/dev\.countersign\.bridge\.json \(install was not run for it: .*\)/m);
+    expect(out).toContain(`fix: ${process.execPath} ${ctx.bundlePath} install --browser chromium`);
+  });
+
+  it('a registration that install wrote and that is gone since is still an error', async () => {
+    const { ctx, cli } = usedBrowsers();
+    await cli(['install', '--browser', 'chromium']);
+    unlinkSync(manifestOf(ctx));
+    const doctor = await cli(['doctor']);
+    expect(doctor.out).toMatch(/^chromium +error +no host manifest at /m);
+    expect(doctor.code).toBe(1);
+  });
+});
