@@ -1,25 +1,9 @@
-// Longer than 500 lines on purpose: one connection's life (handshake, pairing, then requests) is
-// one state machine, and each message's rule depends on what the connection has proved so far.
-// The approvals themselves live in approval-queue.ts, the page's side in page-messages/.
-import {
-  BRIDGE_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  agentToExtensionMessage,
-  jwkThumbprint,
-  pairingCode,
-  pairingCommitment,
-  parseBridgeMessage,
-  randomNonce,
-  requestIdOf,
-  verifyAgentAuth,
-  type AgentToExtensionMessage,
-  type BridgePublicJwk,
-  type ExtensionToAgentMessage,
-} from '../protocol/bridge';
+import { BRIDGE_PROTOCOL_VERSION, agentToExtensionMessage, parseBridgeMessage, requestIdOf, type ExtensionToAgentMessage } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
 import { signPasskeyAnnouncement } from '../protocol/passkey-announcement';
 import type { AgentReply, ApprovalQueue } from './approval-queue';
-import { toolCallAsRequest } from './tool-call-request';
+import { handleBridgeMessage } from './bridge-messages/index';
+import type { BridgeSession, Connection, PendingPairing } from './bridge-messages/types';
 import type { AgentProblem } from './snapshot';
 import type { Store, StoredKeyPair } from './store';
 
@@ -27,60 +11,16 @@ import type { Store, StoredKeyPair } from './store';
  * Who is on the other end of each agent connection, and what it may do (docs/bridge-protocol.md
  * "Handshake" and "Pairing"). An agent proves its key before any request is accepted; an
  * unpaired or revoked agent gets a typed error and never a window: only an agent the person
- * paired can put a prompt in front of them.
+ * paired can put a prompt in front of them. Here: each connection's state, its queue of
+ * messages, the pairings waiting for the person and their answer; each message's own rule is
+ * its module in bridge-messages/, the approvals themselves are approval-queue.ts's.
  */
 
-interface Connection {
-  conn: string;
-  stage: 'new' | 'challenged' | 'authenticated';
-  agentName?: string;
-  agentKey?: BridgePublicJwk;
-  agentThumbprint?: string;
-  challenge?: string;
-}
-
-/**
- * Pairings waiting for the person at once, over all connections. A pairing needs no paired key,
- * so any local process can ask: the cap keeps a flood of them from burying the window, and one
- * per connection keeps one process from stacking them. Paired agents' approvals are not counted.
- */
-export const MAX_PENDING_PAIRINGS = 3;
 /** Wrong codes typed before a pairing is refused: a guess has at most 3 in 1,000,000 chances. */
 export const MAX_PAIRING_CODE_ATTEMPTS = 3;
 
 /** What the person's answer to a pairing did. */
 export type PairingAnswer = { status: 'paired' | 'rejected' } | { status: 'code-mismatch'; attemptsLeft: number };
-
-/**
- * Names compared as a person reads them: compatibility forms folded (NFKC), case and hidden
- * characters ignored, runs of spaces as one. "Desk agent", "DESK  AGENT" and "Desk\u200Bagent"
- * are one name to a person, so they are one name here.
- */
-export function agentNameKey(name: string): string {
-  return name
-    .normalize('NFKC')
-    .replace(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu, '')
-    .replace(/\s+/gu, ' ')
-    .trim()
-    .toLowerCase();
-}
-
-export interface PendingPairing {
-  pairingId: string;
-  conn: string;
-  requestId: string;
-  agentName: string;
-  agentKey: BridgePublicJwk;
-  agentThumbprint: string;
-  commitment: string;
-  extensionNonce: string;
-  code?: string;
-  /** The `pair_reveal`'s id: `pair_result` answers it. */
-  revealId?: string;
-  /** Wrong codes typed so far (MAX_PAIRING_CODE_ATTEMPTS ends the pairing). */
-  attempts: number;
-  requestedAt: number;
-}
 
 export interface SessionDeps {
   store: Store;
@@ -91,13 +31,6 @@ export interface SessionDeps {
   sendToAgent(conn: string, message: ExtensionToAgentMessage): void;
   /** A pairing needs the person (open the window), or ended. */
   pairingsChanged(): void;
-}
-
-/** The extension's public key as the protocol carries it: exactly the RFC 7638 members. */
-export function wireJwk(jwk: JsonWebKey): BridgePublicJwk {
-  return jwk.kty === 'EC'
-    ? { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) }
-    : { kty: 'OKP', crv: 'Ed25519', x: String(jwk.x) };
 }
 
 export class AgentSessions {
@@ -112,7 +45,23 @@ export class AgentSessions {
   /** The latest reasons agents were turned away, newest last (memory only: a diagnosis, not state). */
   readonly problems: AgentProblem[] = [];
 
-  constructor(private readonly deps: SessionDeps) {}
+  /** What the handlers of `bridge-messages/` use of these sessions. */
+  private readonly session: BridgeSession;
+
+  constructor(private readonly deps: SessionDeps) {
+    this.session = {
+      store: deps.store,
+      queue: deps.queue,
+      key: deps.key,
+      extensionVersion: deps.extensionVersion,
+      pairings: this.pairings,
+      send: (conn, message) => this.send(conn, message),
+      sendReply: (conn, reply) => this.sendReply(conn, reply),
+      problem: (kind, agentName) => this.problem(kind, agentName),
+      pairingsChanged: () => deps.pairingsChanged(),
+      passkeyAnnouncement: (agent) => this.passkeyAnnouncement(agent),
+    };
+  }
 
   authenticatedCount(): number {
     let n = 0;
@@ -232,180 +181,14 @@ export class AgentSessions {
       this.connections.set(conn, connection);
     }
     try {
-      await this.handle(connection, parsed.message);
+      // One module per message of docs/bridge-protocol.md, sections 7 to 9: each answers exactly once.
+      await handleBridgeMessage(connection, parsed.message, this.session);
     } catch (error) {
       // Not the agent's fault and not one of our refusals (IndexedDB, WebCrypto, a bug): to the agent, the other side failed.
       const e = error instanceof CountersignError ? error : new CountersignError('ERR_REMOTE', 'request could not be handled', { cause: error });
       this.error(conn, e.code, e.message, requestIdOf(raw));
     }
   }
-
-  /** One method per message of docs/bridge-protocol.md, section 9: each answers exactly once. */
-  private async handle(c: Connection, m: AgentToExtensionMessage): Promise<void> {
-    switch (m.type) {
-      case 'version_query':
-        return this.onVersionQuery(c, m);
-      case 'hello':
-        return this.onHello(c, m);
-      case 'auth':
-        return this.onAuth(c, m);
-      case 'pair_request':
-        return this.onPairRequest(c, m);
-      case 'pair_reveal':
-        return this.onPairReveal(c, m);
-      case 'approval_request':
-        return this.onApprovalRequest(c, m);
-      case 'tool_call_request':
-        return this.onApprovalRequest(c, m);
-      case 'approval_cancel': {
-        this.authenticated(c);
-        const cancelled = await this.deps.queue.cancel(c.conn, m.request_id);
-        this.sendReply(c.conn, { type: 'ack', id: m.id, cancelled });
-        return;
-      }
-      case 'approval_sent': {
-        const who = await this.paired(c);
-        this.sendReply(c.conn, await this.deps.queue.sent(who, m.id, m.operation_id, m.revision, m.company_origin));
-        return;
-      }
-      case 'outcome': {
-        const who = await this.paired(c);
-        this.sendReply(c.conn, await this.deps.queue.outcome(who, m.id, m.operation_id, m.revision, m.outcome, m.detail, m.company_origin));
-        return;
-      }
-      case 'error':
-        // An agent's report about something we sent: recorded, never acted on.
-        await this.deps.store.audit('agent-error', { detail: `${m.code}: ${m.message}`.slice(0, 500) });
-        return;
-    }
-  }
-
-  private onVersionQuery(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'version_query' }>): void {
-    this.send(c.conn, {
-      type: 'version',
-      v: BRIDGE_PROTOCOL_VERSION,
-      id: m.id,
-      product: 'Countersign',
-      extension_version: this.deps.extensionVersion,
-      protocol_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
-    });
-  }
-
-  private async onHello(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'hello' }>): Promise<void> {
-    if (!m.versions.includes(BRIDGE_PROTOCOL_VERSION)) {
-      this.problem('version', m.agent_name);
-      this.send(c.conn, {
-        type: 'error',
-        v: BRIDGE_PROTOCOL_VERSION,
-        id: m.id,
-        code: 'ERR_PROTOCOL_VERSION',
-        message: 'no common protocol version',
-        source: 'extension',
-        supported_versions: [...SUPPORTED_PROTOCOL_VERSIONS],
-      });
-      return;
-    }
-    c.stage = 'challenged';
-    c.agentName = m.agent_name;
-    c.agentKey = m.agent_key;
-    c.agentThumbprint = await jwkThumbprint(m.agent_key);
-    c.challenge = randomNonce();
-    this.send(c.conn, { type: 'challenge', v: BRIDGE_PROTOCOL_VERSION, id: m.id, nonce: c.challenge, version: BRIDGE_PROTOCOL_VERSION });
-  }
-
-  private async onAuth(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'auth' }>): Promise<void> {
-    const { store, key } = this.deps;
-    if (c.stage !== 'challenged' || !c.agentKey || !c.agentThumbprint || !c.challenge) {
-      throw new CountersignError('ERR_AUTH_FAILED', 'auth: send hello first');
-    }
-    const fields = { extensionKeyThumbprint: key.thumbprint, agentKeyThumbprint: c.agentThumbprint, conn: c.conn, nonce: c.challenge };
-    // One challenge, one try: a failed proof needs a new hello.
-    c.challenge = undefined;
-    if (!(await verifyAgentAuth(c.agentKey, fields, m.signature))) {
-      c.stage = 'new';
-      this.problem('auth', c.agentName);
-      throw new CountersignError('ERR_AUTH_FAILED', 'auth: the signature does not prove the agent key');
-    }
-    c.stage = 'authenticated';
-    const agent = await store.getAgent(c.agentThumbprint);
-    const paired = !!agent && !agent.revokedAt;
-    // A paired agent learns the passkey at every welcome: it may have been offline when it changed.
-    const passkey = paired ? await this.passkeyAnnouncement(c.agentThumbprint) : undefined;
-    this.send(c.conn, { type: 'welcome', v: BRIDGE_PROTOCOL_VERSION, id: m.id, paired, extension_key: wireJwk(key.publicJwk), ...(passkey === undefined ? {} : { passkey }) });
-  }
-
-  private async onPairRequest(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'pair_request' }>): Promise<void> {
-    const { store, key } = this.deps;
-    const who = this.authenticated(c);
-    const keyThumbprint = await jwkThumbprint(m.agent_key);
-    if (keyThumbprint !== who.agentThumbprint) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request.agent_key: not the key this connection proved');
-    // A second agent under a paired agent's name would be told apart only by its key: refuse it,
-    // so "your agent “Desk agent”" always means the one the person paired under that name.
-    const nameKey = agentNameKey(m.agent_name);
-    const namesake = (await store.agents()).find((a) => !a.revokedAt && a.thumbprint !== keyThumbprint && agentNameKey(a.name) === nameKey);
-    if (namesake) {
-      await store.audit('pairing-name-taken', { agent: keyThumbprint, detail: m.agent_name });
-      throw new CountersignError(
-        'ERR_PAIRING_FAILED',
-        `pair_request.agent_name: an agent named ${JSON.stringify(namesake.name)} is already paired with another key; choose another name, or have the person remove that agent in Countersign's options first`,
-      );
-    }
-    // From here to `pairings.set` nothing awaits: messages from many connections are handled
-    // concurrently, and the cap must hold however they interleave.
-    const waiting = [...this.pairings.values()];
-    if (waiting.some((p) => p.conn === c.conn)) {
-      throw new CountersignError('ERR_PAIRING_FAILED', 'pair_request: a pairing is already waiting on this connection; one at a time');
-    }
-    if (waiting.length >= MAX_PENDING_PAIRINGS) {
-      void store.audit('pairing-throttled', { agent: keyThumbprint, detail: m.agent_name }).catch(() => undefined);
-      throw new CountersignError('ERR_THROTTLED', `pair_request: ${waiting.length} pairings are already waiting for the person; try again later`);
-    }
-    const extensionNonce = randomNonce();
-    const pairing: PendingPairing = {
-      pairingId: `${c.conn}:${m.id}`,
-      conn: c.conn,
-      requestId: m.id,
-      agentName: m.agent_name,
-      agentKey: m.agent_key,
-      agentThumbprint: keyThumbprint,
-      commitment: m.agent_nonce_sha256,
-      extensionNonce,
-      attempts: 0,
-      requestedAt: Date.now(),
-    };
-    this.pairings.set(pairing.pairingId, pairing);
-    this.send(c.conn, { type: 'pair_offer', v: BRIDGE_PROTOCOL_VERSION, id: m.id, extension_key: wireJwk(key.publicJwk), extension_nonce: extensionNonce });
-  }
-
-  private async onPairReveal(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'pair_reveal' }>): Promise<void> {
-    const pairing = this.pairings.get(`${c.conn}:${m.pairing_id}`);
-    if (!pairing || pairing.code !== undefined) throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.pairing_id: no pairing waiting for its reveal with this id on this connection');
-    if ((await pairingCommitment(m.agent_nonce)) !== pairing.commitment) {
-      this.pairings.delete(pairing.pairingId);
-      throw new CountersignError('ERR_PAIRING_FAILED', 'pair_reveal.agent_nonce: does not match the commitment in pair_request');
-    }
-    // The reveal's own id gets the pairing's one final answer, `pair_result`.
-    pairing.revealId = m.id;
-    pairing.code = await pairingCode({
-      extensionKeyThumbprint: this.deps.key.thumbprint,
-      agentKeyThumbprint: pairing.agentThumbprint,
-      extensionNonce: pairing.extensionNonce,
-      agentNonce: m.agent_nonce,
-    });
-    this.deps.pairingsChanged();
-  }
-
-  private async onApprovalRequest(c: Connection, m: Extract<AgentToExtensionMessage, { type: 'approval_request' | 'tool_call_request' }>): Promise<void> {
-    const who = this.authenticated(c);
-    const agent = await this.deps.store.getAgent(who.agentThumbprint);
-    if (!agent || agent.revokedAt) this.problem(agent ? 'revoked' : 'unpaired', who.agentName);
-    if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign: pair it first');
-    if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
-    const request = m.type === 'tool_call_request' ? await toolCallAsRequest(m) : { ...m, ...(m.user_verification === undefined ? {} : { userVerification: m.user_verification }) };
-    const reply = await this.deps.queue.receive(agent, c.conn, request);
-    if (reply) this.sendReply(c.conn, reply);
-  }
-
 
   /**
    * The person's answer to a pairing, from a trusted, gated click in the approval window. To
@@ -491,22 +274,6 @@ export class AgentSessions {
 
   sendReply(conn: string, reply: AgentReply): boolean {
     return this.send(conn, { ...reply, v: BRIDGE_PROTOCOL_VERSION, ...(reply.type === 'error' ? { source: 'extension' as const } : {}) });
-  }
-
-  private authenticated(c: Connection): Required<Pick<Connection, 'agentThumbprint' | 'agentName'>> {
-    if (c.stage !== 'authenticated' || !c.agentThumbprint || !c.agentName) {
-      throw new CountersignError('ERR_AUTH_FAILED', 'prove the agent key first (hello, challenge, auth)');
-    }
-    return { agentThumbprint: c.agentThumbprint, agentName: c.agentName };
-  }
-
-
-  private async paired(c: Connection): Promise<string> {
-    const who = this.authenticated(c);
-    const agent = await this.deps.store.getAgent(who.agentThumbprint);
-    if (!agent) throw new CountersignError('ERR_AGENT_NOT_PAIRED', 'this agent is not paired with Countersign');
-    if (agent.revokedAt) throw new CountersignError('ERR_AGENT_REVOKED', 'this agent was revoked in Countersign');
-    return who.agentThumbprint;
   }
 
   /** `code` is a string: an agent must accept codes it does not know (docs/bridge-protocol.md, section 12). */

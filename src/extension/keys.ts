@@ -1,7 +1,15 @@
+import type { BridgePublicJwk } from '../protocol/bridge';
 import { decisionClaims, generateSigningKeyPair, signDecision } from '../protocol/decision';
 import { passkeyChallenge } from '../protocol/passkey';
 import { signToolCallDecision, toolCallDecisionClaims } from '../protocol/tool-call-decision';
 import type { ApprovalRecord, Store, StoredKeyPair } from './store';
+
+/** The extension's public key as the protocol carries it: exactly the RFC 7638 members. */
+export function wireJwk(jwk: JsonWebKey): BridgePublicJwk {
+  return jwk.kty === 'EC'
+    ? { kty: 'EC', crv: 'P-256', x: String(jwk.x), y: String(jwk.y) }
+    : { kty: 'OKP', crv: 'Ed25519', x: String(jwk.x) };
+}
 
 /**
  * The extension's signing key: made once, non-extractable, kept in IndexedDB, so only the

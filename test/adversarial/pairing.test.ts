@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Companion, isCountersignError, keyFingerprint } from '../../src/agent';
-import { MAX_PAIRING_CODE_ATTEMPTS, MAX_PENDING_PAIRINGS, agentNameKey } from '../../src/extension/agent-sessions';
+import { MAX_PAIRING_CODE_ATTEMPTS } from '../../src/extension/agent-sessions';
+import { MAX_PENDING_PAIRINGS, agentNameKey } from '../../src/extension/bridge-messages/pair-request';
 import { toView } from '../../src/extension/snapshot';
 import { FakeExtension, waitFor, rejection } from '../agent/harness';
 

@@ -7,7 +7,7 @@ import { Companion, CompanionError, isCountersignError, type ApprovalResult, typ
 import { Journal } from '../../src/agent/journal';
 import { savePinnedKey } from '../../src/agent/keys';
 import { approvalKey } from '../../src/extension/store';
-import { wireJwk } from '../../src/extension/agent-sessions';
+import { wireJwk } from '../../src/extension/keys';
 import { base64urlDecode, base64urlEncode } from '../../src/protocol/bridge';
 import { generateSigningKeyPair, signDecision, verifyDecision, type DecisionClaims } from '../../src/protocol/decision';
 import { FakeExtension, waitFor, rejection } from './harness';

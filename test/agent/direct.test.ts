@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Companion, isCountersignError, type ApprovalResult, type OperationInput } from '../../src/agent';
 import { savePinnedKey } from '../../src/agent/keys';
-import { wireJwk } from '../../src/extension/agent-sessions';
+import { wireJwk } from '../../src/extension/keys';
 import { generateSigningKeyPair } from '../../src/protocol/decision';
 import { DirectExtension, rejection } from './harness';
 
