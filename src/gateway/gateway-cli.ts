@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Readable, Writable } from 'node:stream';
 import { pairFromCli } from '../agent/pair-from-cli';
 import { PACKAGE_VERSION } from '../protocol/package-version';
+import { readClientCapabilities } from './client-initialize';
 import { CountersignLink, gatewayConfigDir } from './countersign-link';
 import { parseGatewayArgs, USAGE, type GatewayRun } from './gateway-args';
 import { parseGatewayConfig } from './gateway-config';
@@ -74,9 +75,11 @@ async function run(command: GatewayRun, deps: GatewayCliDeps): Promise<number> {
     }
   }
   const link = new CountersignLink({ agentName, configDir, env: deps.env });
+  // The upstreams start once the client has said what it supports: each is told just that.
+  const clientCapabilities = await readClientCapabilities(deps.stdin, deps.stopped);
   const upstreams: Upstream[] = [];
   try {
-    for (const spec of upstreamSpecs) upstreams.push(await connectUpstream(spec, { clientInfo: { name: 'countersign-mcp', version: GATEWAY_VERSION } }));
+    for (const spec of upstreamSpecs) upstreams.push(await connectUpstream(spec, { clientInfo: { name: 'countersign-mcp', version: GATEWAY_VERSION }, ...(clientCapabilities === undefined ? {} : { clientCapabilities }) }));
   } catch (error) {
     deps.stderr.write(`countersign-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
     await Promise.all(upstreams.map((u) => u.client.close().catch(() => undefined)));
@@ -105,6 +108,8 @@ async function run(command: GatewayRun, deps: GatewayCliDeps): Promise<number> {
     for (const u of upstreams) u.client.onclose = () => resolve();
   });
   await gateway.server.connect(new StdioServerTransport(deps.stdin, deps.stdout));
+  // readClientCapabilities paused stdin with the initialize put back: the transport reads on from it.
+  deps.stdin.resume();
   await Promise.race([closed, deps.stopped ?? new Promise<void>(() => undefined)]);
   await gateway.close();
   await link.close();

@@ -20,12 +20,19 @@ import { isStdioUpstream, type HttpUpstreamSpec, type UpstreamSpec } from './ups
  */
 
 /**
- * What the gateway's client declares to every upstream. It connects before the MCP client has
- * said what it supports, so it declares everything it can relay; a request the MCP client turns
- * out not to support is answered with the client's own refusal (gateway-server.ts). Elicitation
- * is form mode only: a server lists URL-mode tools to clients that declare URL mode, and few do.
+ * What of the MCP client's capabilities the gateway's client declares to every upstream: the ones
+ * it relays (roots, sampling, elicitation), each exactly as the MCP client declared it and only
+ * when it did, so an upstream offers through the gateway what it would offer that client directly
+ * (server-everything lists its sampling tool only to a client that samples). The rest (tasks,
+ * experimental) is not relayed, so not declared.
  */
-export const RELAYED_CLIENT_CAPABILITIES: ClientCapabilities = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
+export function relayedCapabilities(client: ClientCapabilities | undefined): ClientCapabilities {
+  const out: ClientCapabilities = {};
+  if (client?.roots !== undefined) out.roots = client.roots;
+  if (client?.sampling !== undefined) out.sampling = client.sampling;
+  if (client?.elicitation !== undefined) out.elicitation = client.elicitation;
+  return out;
+}
 
 /** The server-to-client requests relayed, by method. */
 export type RelayedMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
@@ -77,6 +84,8 @@ export const MAX_SERVER_NAME = 128;
 
 export interface ConnectOptions {
   clientInfo: { name: string; version: string };
+  /** What the MCP client declared in its `initialize` (none: a client that relays nothing). */
+  clientCapabilities?: ClientCapabilities;
   fetch?: typeof fetch;
   /** How long to wait for poppy.json and for `initialize`. */
   timeoutMs?: number;
@@ -86,12 +95,13 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
   const timeoutMs = options.timeoutMs ?? 15_000;
   const found = isStdioUpstream(spec) || spec.company !== true ? undefined : await findOperations(spec, options.fetch ?? fetch, timeoutMs);
   const operations = found?.operations;
-  const client = new Client(options.clientInfo, { capabilities: RELAYED_CLIENT_CAPABILITIES });
+  const capabilities = relayedCapabilities(options.clientCapabilities);
+  const client = new Client(options.clientInfo, { capabilities });
   const relay = new ClientRelay();
-  // Before connecting: a server may ask the moment it is initialized.
-  client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await relay.request('elicitation/create', req.params, extra.signal)) as never);
-  client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => (await relay.request('sampling/createMessage', req.params, extra.signal)) as never);
-  client.setRequestHandler(ListRootsRequestSchema, async (req, extra) => (await relay.request('roots/list', req.params, extra.signal)) as never);
+  // Before connecting: a server may ask the moment it is initialized. Only what is declared (the SDK refuses the rest).
+  if (capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await relay.request('elicitation/create', req.params, extra.signal)) as never);
+  if (capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => (await relay.request('sampling/createMessage', req.params, extra.signal)) as never);
+  if (capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, async (req, extra) => (await relay.request('roots/list', req.params, extra.signal)) as never);
   const transport = isStdioUpstream(spec)
     ? new StdioClientTransport({
         command: spec.command,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway, type OperationsCaller } from '../../src/gateway/gateway-server';
 import type { ApprovedCall, ToolCallAnswer, ToolCallApprover, ToolCallQuestion } from '../../src/gateway/tool-call-approver';
@@ -63,9 +63,10 @@ afterEach(async () => {
   while (open.length > 0) await open.pop()!.close().catch(() => undefined);
 });
 
-async function gatewayFor(specs: UpstreamSpec[], options: { askAll?: boolean; graceMs?: number; holdProgressMs?: number; client?: Client } = {}) {
+async function gatewayFor(specs: UpstreamSpec[], options: { askAll?: boolean; graceMs?: number; holdProgressMs?: number; client?: Client; clientCapabilities?: ClientCapabilities } = {}) {
   const upstreams: Upstream[] = [];
-  for (const spec of specs) upstreams.push(await connectUpstream(spec, { clientInfo: { name: 'test', version: '0' } }));
+  // The upstreams hear what the client declared (gateway-cli.ts reads it from the client's initialize).
+  for (const spec of specs) upstreams.push(await connectUpstream(spec, { clientInfo: { name: 'test', version: '0' }, ...(options.clientCapabilities === undefined ? {} : { clientCapabilities: options.clientCapabilities }) }));
   const approver = new ScriptedApprover();
   const journal = new MemoryJournal();
   const gateway = new Gateway({ upstreams, approver, operations: noOperations, journal, serverInfo: { name: 'countersign-mcp', version: '0' }, askAll: options.askAll ?? false, expiryMs: 120_000, graceMs: options.graceMs ?? 300, holdProgressMs: options.holdProgressMs ?? 1000 });
@@ -293,8 +294,10 @@ describe('what a stdio upstream gets', () => {
 });
 
 /** A client that supports roots, sampling and elicitation, and answers them as its person would. */
+const ANSWERING: ClientCapabilities = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
+
 function answeringClient(seen: string[]): Client {
-  const client = new Client({ name: 'answering-client', version: '0' }, { capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } } });
+  const client = new Client({ name: 'answering-client', version: '0' }, { capabilities: ANSWERING });
   client.setRequestHandler(ListRootsRequestSchema, async () => {
     seen.push('roots/list');
     return { roots: [{ uri: `file://${dir}`, name: 'the client root' }] };
@@ -312,7 +315,7 @@ function answeringClient(seen: string[]): Client {
 
 describe('What passes through: elicitation, sampling and roots, answered by the client', () => {
   it('server-everything lists the same tools through the gateway as to the client directly', async () => {
-    const viaGateway = (await gatewayFor([everythingSpec()], { client: answeringClient([]) })).client;
+    const viaGateway = (await gatewayFor([everythingSpec()], { client: answeringClient([]), clientCapabilities: ANSWERING })).client;
     const plain = answeringClient([]);
     await plain.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
     open.push(plain);
@@ -326,7 +329,7 @@ describe('What passes through: elicitation, sampling and roots, answered by the 
 
   it("roots and sampling reach the client and its answers reach the tool; an approved call's elicitation goes to the client too", async () => {
     const seen: string[] = [];
-    const { client, approver } = await gatewayFor([everythingSpec()], { client: answeringClient(seen) });
+    const { client, approver } = await gatewayFor([everythingSpec()], { client: answeringClient(seen), clientCapabilities: ANSWERING });
     await new Promise((r) => setTimeout(r, 300));
     const roots = await client.callTool({ name: 'get-roots-list', arguments: {} });
     expect(JSON.stringify(roots.content)).toContain('the client root');
@@ -340,12 +343,17 @@ describe('What passes through: elicitation, sampling and roots, answered by the 
     expect(approver.questions.map((q) => q.tool)).toEqual(['trigger-sampling-request', 'trigger-elicitation-request']);
   });
 
-  it('a client without sampling: the tool is listed, and the upstream hears that client\'s refusal', async () => {
-    const { client } = await gatewayFor([everythingSpec()]);
+  it('a client without roots, sampling or elicitation: server-everything lists through the gateway what it lists to that client directly, without the tools that need them', async () => {
+    const { client } = await gatewayFor([everythingSpec()], { clientCapabilities: {} });
+    const plain = new Client({ name: 'plain', version: '0' });
+    await plain.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }));
+    open.push(plain);
     await new Promise((r) => setTimeout(r, 300));
-    expect((await client.listTools()).tools.map((t) => t.name)).toContain('trigger-sampling-request');
-    const result = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 10 } });
-    expect(JSON.stringify(result)).toMatch(/does not support sampling\/createMessage/);
+    const names = async (c: Client) => (await c.listTools()).tools.filter((t) => t.execution?.taskSupport !== 'required').map((t) => t.name).sort();
+    const through = await names(client);
+    expect(through).toEqual(await names(plain));
+    expect(through).not.toEqual(expect.arrayContaining(['trigger-sampling-request']));
+    expect(through).not.toEqual(expect.arrayContaining(['trigger-elicitation-request']));
   });
 });
 
