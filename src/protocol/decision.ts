@@ -4,6 +4,7 @@ import { B64U_32_PATTERN, B64U_32_RULE, B64U_PATTERN } from './base64url';
 import { base64url32Schema } from './text-schemas';
 import { MAX_DECISION_JWS_LENGTH, companySchema, nonceSchema, thumbprintSchema } from './bridge-messages';
 import { canonicalJson } from './canonical-json';
+import { checkClaims, type ClaimChecks } from './claim-checks';
 import { CountersignError, isCountersignError } from './errors';
 import { idSchema } from './id';
 import { describeValue, formatPath, isObject } from './issues';
@@ -376,11 +377,28 @@ export interface VerifyDecisionOptions {
   seenNonces?: { has(nonce: string): boolean; add(nonce: string): unknown };
 }
 
-/** ERR_DECISION_MISMATCH for a claim that differs from what the verifier asked about. */
-export function decisionMismatch(field: string, what: string): CountersignError {
-  return new CountersignError('ERR_DECISION_MISMATCH', `decision.${field}: does not match ${what}`);
-}
-const mismatch = decisionMismatch;
+/**
+ * How `verifyDecision` checks each claim: against what the agent asked about, or by the step
+ * named. One entry per member of decisionClaimsSchema, so a new claim without its check does not
+ * compile (claim-checks.ts).
+ */
+export const DECISION_CHECKS: ClaimChecks<DecisionClaims, VerifyDecisionOptions['expected']> = {
+  v: { settledBy: 'schema', why: `exactly ${DECISION_VERSION}: a verifier refuses any other format` },
+  status: { settledBy: 'caller', why: 'returned: an approval is sent only when it is "approved" (spec section 5: the answer is the User\'s)' },
+  operation_id: { against: 'the operation asked about', differs: (c, e) => c.operation_id !== e.operation.operation_id && 'operation_id' },
+  revision: { against: 'the revision asked about (spec section 5: an approval covers one revision)', differs: (c, e) => c.revision !== e.operation.revision && 'revision' },
+  summary_sha256: { against: "the SHA-256 of the operation's summary", differs: async (c, e) => c.summary_sha256 !== (await digestSummary(e.operation.summary)) && 'summary_sha256' },
+  terms_sha256: { against: "the SHA-256 of the operation's canonical terms", differs: async (c, e) => c.terms_sha256 !== (await digestTerms(e.operation.terms)) && 'terms_sha256' },
+  company: {
+    against: 'the Company asked for',
+    differs: (c, e) => (c.company.name !== e.company.name ? 'company.name' : c.company.origin !== e.company.origin && 'company.origin'),
+  },
+  aud: { against: "this agent's key thumbprint", differs: (c, e) => c.aud !== e.audience && 'aud' },
+  nonce: { against: 'the nonce of this request', differs: (c, e) => c.nonce !== e.nonce && 'nonce' },
+  iat: { settledBy: 'time', why: 'not after expires_at, nor in the future of the verifier\'s clock (checkDecisionTime)' },
+  expires_at: { against: "the operation's expires_at", differs: (c, e) => c.expires_at !== e.operation.expires_at && 'expires_at' },
+  jti: { settledBy: 'schema', why: 'an id of the extension\'s history, only required to be well formed' },
+};
 
 /**
  * Steps 1 and 3 of every decision's verification, whatever its kind (an operation's here, a tool
@@ -454,16 +472,7 @@ async function verifyDecisionUnguarded(jws: string, options: VerifyDecisionOptio
 
   // 2. The claims: well-formed, then equal to what this agent asked about.
   const claims = parseWith(decisionClaimsSchema, payload, 'ERR_DECISION_INVALID', 'decision');
-  const op = expected.operation;
-  if (claims.operation_id !== op.operation_id) throw mismatch('operation_id', 'the operation asked about');
-  if (claims.revision !== op.revision) throw mismatch('revision', 'the revision asked about (spec section 5: an approval covers one revision)');
-  if (claims.summary_sha256 !== (await digestSummary(op.summary))) throw mismatch('summary_sha256', 'the SHA-256 of the operation\'s summary');
-  if (claims.terms_sha256 !== (await digestTerms(op.terms))) throw mismatch('terms_sha256', 'the SHA-256 of the operation\'s canonical terms');
-  if (claims.company.name !== expected.company.name) throw mismatch('company.name', 'the Company asked for');
-  if (claims.company.origin !== expected.company.origin) throw mismatch('company.origin', 'the Company asked for');
-  if (claims.aud !== expected.audience) throw mismatch('aud', 'this agent\'s key thumbprint');
-  if (claims.nonce !== expected.nonce) throw mismatch('nonce', 'the nonce of this request');
-  if (claims.expires_at !== op.expires_at) throw mismatch('expires_at', 'the operation\'s expires_at');
+  await checkClaims(DECISION_CHECKS, claims, expected);
 
   // 3. Time.
   checkDecisionTime(claims, nowMs, 'operation');

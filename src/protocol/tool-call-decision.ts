@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { base64url32Schema } from './text-schemas';
 import { canonicalJson } from './canonical-json';
-import { DECISION_VERSION, checkDecisionTime, decisionClaimsSchema, decisionMismatch as mismatch, openDecision, signClaims, type DecisionAlg } from './decision';
+import { checkClaims, type ClaimChecks } from './claim-checks';
+import { DECISION_VERSION, checkDecisionTime, decisionClaimsSchema, openDecision, signClaims, type DecisionAlg } from './decision';
 import { CountersignError, isCountersignError } from './errors';
 import { idSchema } from './id';
 import { parsePublicJwk } from './jwk';
@@ -89,6 +90,25 @@ export interface VerifyToolCallDecisionOptions {
 }
 
 /**
+ * How `verifyToolCallDecision` checks each claim (claim-checks.ts): one entry per member of
+ * toolCallClaimsSchema, so a new claim without its check does not compile.
+ */
+export const TOOL_CALL_CHECKS: ClaimChecks<ToolCallClaims, VerifyToolCallDecisionOptions['expected']> = {
+  v: { settledBy: 'schema', why: `exactly ${DECISION_VERSION}: a verifier refuses any other format` },
+  kind: { settledBy: 'schema', why: 'exactly "tool_call": with the typ, what keeps a Company decision from passing for one' },
+  status: { settledBy: 'caller', why: 'returned: the tool runs only when it is "approved"' },
+  call_id: { against: 'the tool call asked about', differs: (c, e) => c.call_id !== e.call.call_id && 'call_id' },
+  revision: { against: 'the server, tool and arguments asked about', differs: async (c, e) => c.revision !== (await toolCallRevision(e.call)) && 'revision' },
+  server: { against: 'the server asked about', differs: (c, e) => canonicalJson(c.server) !== canonicalJson(e.call.server) && 'server' },
+  tool: { against: 'the tool asked about', differs: (c, e) => c.tool !== e.call.tool && 'tool' },
+  arguments_sha256: { against: 'the SHA-256 of the canonical arguments', differs: async (c, e) => c.arguments_sha256 !== (await digestToolArguments(e.call.arguments)) && 'arguments_sha256' },
+  aud: { against: "this agent's key thumbprint", differs: (c, e) => c.aud !== e.audience && 'aud' },
+  nonce: { against: 'the nonce of this request', differs: (c, e) => c.nonce !== e.nonce && 'nonce' },
+  iat: { settledBy: 'time', why: "not after expires_at, nor in the future of the verifier's clock (checkDecisionTime)" },
+  expires_at: { against: "the tool call's expires_at", differs: (c, e) => c.expires_at !== e.call.expires_at && 'expires_at' },
+};
+
+/**
  * Verify a tool-call decision the way countersign-mcp must before it runs the tool: signature
  * with the pinned key, every claim equal to the call it asked about, and time (the steps and
  * errors of verifyDecision). Returns the claims; run the tool only when `status` is "approved".
@@ -98,15 +118,7 @@ export async function verifyToolCallDecision(jws: string, options: VerifyToolCal
     const pinned = parsePublicJwk(options.pinnedKey, 'pinnedKey');
     const nowMs = (options.now ?? new Date()).getTime();
     const claims = parseWith(toolCallClaimsSchema, await openDecision(jws, pinned, TOOL_CALL_DECISION_TYP), 'ERR_DECISION_INVALID', 'decision');
-    const { call, audience, nonce } = options.expected;
-    if (claims.call_id !== call.call_id) throw mismatch('call_id', 'the tool call asked about');
-    if (claims.revision !== (await toolCallRevision(call))) throw mismatch('revision', 'the server, tool and arguments asked about');
-    if (canonicalJson(claims.server) !== canonicalJson(call.server)) throw mismatch('server', 'the server asked about');
-    if (claims.tool !== call.tool) throw mismatch('tool', 'the tool asked about');
-    if (claims.arguments_sha256 !== (await digestToolArguments(call.arguments))) throw mismatch('arguments_sha256', 'the SHA-256 of the canonical arguments');
-    if (claims.aud !== audience) throw mismatch('aud', 'this agent\'s key thumbprint');
-    if (claims.nonce !== nonce) throw mismatch('nonce', 'the nonce of this request');
-    if (claims.expires_at !== call.expires_at) throw mismatch('expires_at', 'the tool call\'s expires_at');
+    await checkClaims(TOOL_CALL_CHECKS, claims, options.expected);
     checkDecisionTime(claims, nowMs, 'tool call');
     return claims;
   } catch (cause) {
