@@ -1,7 +1,8 @@
 import { B64U_32_PATTERN, agentSocketCandidates } from '../protocol/bridge';
 import { argValue, chromiumBrowserOf, pathApi, processIds, readProcess, type ProcessInfo } from './browsers';
 import { quoteFor, type DoctorOptions, type Finding } from './doctor-findings';
-import { FIREFOX_ID_PATTERN, shellQuote } from './install';
+import { FIREFOX_ID_PATTERN } from './extension-id-patterns';
+import { shellQuote } from './install';
 import type { SystemContext } from './system';
 
 /**

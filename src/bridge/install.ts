@@ -23,6 +23,7 @@ import {
   type BrowserFamily,
   type BrowserId,
 } from './browsers';
+import { CHROMIUM_ID_PATTERN, FIREFOX_ID_PATTERN } from './extension-id-patterns';
 import type { Platform, SystemContext } from './system';
 
 /**
@@ -40,11 +41,6 @@ export interface InstallContext extends SystemContext {
   bundlePath: string;
   bridgeVersion: string;
 }
-
-/** Chromium extension ids: 32 letters a-p (the SHA-256 of the key, hex mapped 0-f → a-p). */
-export const CHROMIUM_ID_PATTERN = /^[a-p]{32}$/;
-/** Firefox add-on ids: an email-like id or a {GUID}. */
-export const FIREFOX_ID_PATTERN = /^(?:[A-Za-z0-9._+-]{1,80}@[A-Za-z0-9.-]{1,80}|\{[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\})$/;
 
 export const LAUNCHER_NAME = { unix: 'countersign-bridge', win32: 'countersign-bridge.bat' } as const;
 export const BUNDLE_COPY_NAME = 'countersign-bridge.mjs';
