@@ -11,6 +11,7 @@ import { Journal } from '../../src/agent/journal';
 import { loadOrCreateAgentKey, loadPinnedKey, savePinnedKey } from '../../src/agent/keys';
 import { randomNonce } from '../../src/protocol/bridge';
 import { generateSigningKeyPair, signDecision, verifyDecision, digestSummary } from '../../src/protocol/decision';
+import { T1, T2, T3, discoverySteps, type DiscoverySteps } from './discovery-steps';
 import { rejection } from './harness';
 
 /** The SDK's local parts: where files go, how they are written and read back, and socket discovery. */
@@ -46,12 +47,35 @@ describe('defaultConfigDir (per OS)', () => {
   });
 });
 
-describe('socket discovery', () => {
-  const T1 = 'A'.repeat(42) + 'E';
-  const T2 = 'B'.repeat(42) + 'A';
-  // /tmp/countersign-<uid> is always a candidate folder; a real bridge of this user may be there.
+/**
+ * Whether this machine gives a process an empty /tmp of its own (Linux: a user and a mount
+ * namespace, as unprivileged users may make them on most distributions).
+ */
+function privateTmp(): boolean {
+  if (process.platform !== 'linux') return false;
+  return spawnSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', 'mount -t tmpfs tmpfs /tmp'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * discovery-steps.ts's steps where no bridge running on this machine can add a socket: in a
+ * private /tmp when the machine can give one, else here when /tmp/countersign-<uid> holds no
+ * socket; else the reason they cannot run without counting that bridge's socket.
+ */
+async function stepsAlone(): Promise<DiscoverySteps | string> {
+  if (privateTmp()) {
+    const tsx = path.join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
+    const script = path.join(import.meta.dirname, 'discovery-steps.ts');
+    const run = spawnSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', 'mount -t tmpfs tmpfs /tmp && exec "$@"', 'sh', process.execPath, tsx, script], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`discovery-steps.ts in a private /tmp failed: ${run.stderr}`);
+    return JSON.parse(run.stdout) as DiscoverySteps;
+  }
   const shared = `/tmp/countersign-${uid}`;
-  const sharedBusy = existsSync(shared) && readdirSync(shared).some((n) => n.endsWith('.sock'));
+  if (!(existsSync(shared) && readdirSync(shared).some((n) => n.endsWith('.sock')))) return discoverySteps();
+  return `a bridge of this user listens in ${shared}, a folder every agent searches, and this machine gives no process a /tmp of its own (unshare --user --mount): the socket counts would include that bridge's`;
+}
+
+describe('socket discovery', () => {
+  const steps = stepsAlone();
 
   async function listen(file: string): Promise<void> {
     const server = net.createServer();
@@ -74,21 +98,17 @@ describe('socket discovery', () => {
     await writeFile(path.join(folder, 'notes.txt'), '');
     const input = { platform: 'linux', env, uid, username: 'sam' };
     expect(await findAgentSocket({ ...input, pinnedThumbprint: T2 })).toEqual({ thumbprint: T2, paths: [path.join(folder, `${T2}.sock`)] });
-    const missing = await rejection(findAgentSocket({ ...input, pinnedThumbprint: 'D'.repeat(42) + 'A' }));
-    expect(codeOf(missing)).toBe('ERR_COMPANION_UNAVAILABLE');
-    expect((missing as Error).message).toContain('2 other Countersign extensions are running');
+    expect(codeOf(await rejection(findAgentSocket({ ...input, pinnedThumbprint: T3 })))).toBe('ERR_COMPANION_UNAVAILABLE');
   });
 
-  it.skipIf(sharedBusy)('an unpaired agent uses the one socket there is, and asks which when there are several', async () => {
-    const { env, folder } = await runtime();
-    const input = { platform: 'linux', env, uid, username: 'sam' };
-    expect(codeOf(await rejection(findAgentSocket(input)))).toBe('ERR_COMPANION_UNAVAILABLE');
-    await listen(path.join(folder, `${T1}.sock`));
-    expect((await findAgentSocket(input)).thumbprint).toBe(T1);
-    await listen(path.join(folder, `${T2}.sock`));
-    const several = await rejection(findAgentSocket(input));
-    expect(codeOf(several)).toBe('ERR_ARGUMENT_INVALID');
-    expect((several as Error).message).toContain('socketPath');
+  it('an unpaired agent uses the one socket there is, and asks which when there are several; a pinned one says how many others run', async (test) => {
+    const found = await steps;
+    if (typeof found === 'string') return test.skip(found);
+    expect(found.none).toMatchObject({ code: 'ERR_COMPANION_UNAVAILABLE' });
+    expect(found.one).toEqual({ thumbprint: T1 });
+    expect(found.several).toMatchObject({ code: 'ERR_ARGUMENT_INVALID', message: expect.stringContaining('socketPath') as unknown });
+    expect(found.pinned).toEqual({ thumbprint: T2 });
+    expect(found.pinnedMissing).toMatchObject({ code: 'ERR_COMPANION_UNAVAILABLE', message: expect.stringContaining('2 other Countersign extensions are running') as unknown });
   });
 
   it('the fallback folder ($TMPDIR/countersign-<uid>) is searched when XDG_RUNTIME_DIR is absent', async () => {
