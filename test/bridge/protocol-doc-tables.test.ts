@@ -40,6 +40,8 @@ function tables(markdown: string): Array<{ heading: string; line: number; rows: 
 function codesSentOnTheWire(): Set<string> {
   const files = [
     ...readdirSync(new URL('../../src/extension/', import.meta.url)).filter((f) => f.endsWith('.ts')).map((f) => join('src/extension', f)),
+    // The answers to agents' messages, one module per message (src/extension/bridge-messages/).
+    ...readdirSync(new URL('../../src/extension/bridge-messages/', import.meta.url)).filter((f) => f.endsWith('.ts')).map((f) => join('src/extension/bridge-messages', f)),
     ...readdirSync(new URL('../../src/bridge/', import.meta.url)).filter((f) => f.endsWith('.ts')).map((f) => join('src/bridge', f)),
   ];
   const codes = new Set<string>();
