@@ -4,7 +4,7 @@ import { canonicalJson } from '../protocol/canonical-json';
 import { CountersignError } from '../protocol/errors';
 import { deadlineOf } from '../protocol/rfc3339';
 import { isOutcomeOpen, type ApprovalEvent } from './approval-state';
-import { approvalKey, type ApprovalRecord, type CompanyRef, type PairedAgent, type Store } from './store';
+import { approvalKey, type ApprovalRecord, type CompanyRef, type PairedAgent, type Store, type Transition, type TransitionResult } from './store';
 
 /**
  * The extension's decisions about approvals, apart from any browser API so it can be tested
@@ -45,9 +45,11 @@ export interface QueueDeps {
   sign(record: ApprovalRecord, status: 'approved' | 'declined', now: number): Promise<string>;
   /** Sends to one agent connection; false when that connection is gone. */
   send(conn: string, reply: AgentReply): boolean;
-  /** Something changed that the badge, window or popup should show. */
-  /** 'new': a prompt to announce; 'reask': the agent waits again on a prompt (show it, no second notification). */
-  changed(reason: 'new' | 'reask' | 'update'): void;
+  /**
+   * Something changed that the badge, window or popup should show. 'new': a prompt to announce,
+   * `record`; 'reask': the agent waits again on a prompt (show it, no second notification).
+   */
+  changed(reason: 'new' | 'reask' | 'update', record?: ApprovalRecord): void;
   now?: () => number;
 }
 
@@ -146,7 +148,7 @@ export class ApprovalQueue {
         this.deps.send(replaced.conn, { type: 'decision', id: replaced.requestId, status: 'superseded' });
       }
     }
-    this.deps.changed('new');
+    this.deps.changed('new', record);
     return null;
   }
 
@@ -175,8 +177,8 @@ export class ApprovalQueue {
         await store.transition(existing.key, 'expire');
         return { type: 'decision', id: req.id, status: 'expired' };
       }
-      await store.transition(existing.key, 'reopen', { conn, requestId: req.id, nonce: req.nonce, agentConnected: true }, 'asked again after a cancel');
-      this.deps.changed('new');
+      const reopened = await store.transition(existing.key, 'reopen', { conn, requestId: req.id, nonce: req.nonce, agentConnected: true }, 'asked again after a cancel');
+      this.deps.changed('new', reopened);
       return null;
     }
     if (existing.state === 'pending' || existing.state === 'held') {
@@ -243,34 +245,59 @@ export class ApprovalQueue {
       this.deps.changed('update');
       return updated;
     }
-    let jws: string | undefined;
-    try {
-      jws = await this.deps.sign(record, 'declined', now);
-    } catch (error) {
-      await store.audit('decline-unsigned', { key: record.key, agent: record.agent, detail: error instanceof Error ? error.message.slice(0, 300) : String(error) });
-    }
-    const updated = await store.transition(record.key, 'decline', jws === undefined ? {} : { decision: jws });
-    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'declined', ...(jws === undefined ? {} : { jws }) });
+    const patch = await this.signedDecline(record, now);
+    const updated = await store.transition(record.key, 'decline', patch);
+    if (updated.conn) this.deps.send(updated.conn, { type: 'decision', id: updated.requestId, status: 'declined', ...(patch.decision === undefined ? {} : { jws: patch.decision }) });
     this.deps.changed('update');
     return updated;
   }
 
+  /** The decline's signature, or none when signing fails: that is recorded, and the decline stands (an agent never acts on one). */
+  private async signedDecline(record: ApprovalRecord, now: number): Promise<{ decision?: string }> {
+    try {
+      return { decision: await this.deps.sign(record, 'declined', now) };
+    } catch (error) {
+      await this.deps.store.audit('decline-unsigned', { key: record.key, agent: record.agent, detail: error instanceof Error ? error.message.slice(0, 300) : String(error) });
+      return {};
+    }
+  }
+
   /**
    * "Decline all": every waiting item, each on its own, so one that fails does not stop the
-   * rest. Returns how many were declined (or expired) and which could not be, with why.
+   * rest. Returns how many were declined (or expired) and which could not be, with why. Each
+   * decline is signed as Decline signs it, then all are written in one transaction and the pages
+   * repaint once: a hundred waiting prompts are one write, not a hundred writes and repaints.
    */
   async declineAll(): Promise<{ declined: number; failed: Array<{ key: string; message: string }> }> {
-    const waiting = await this.deps.store.inStates(['pending', 'held']);
+    const { store } = this.deps;
+    const waiting = await store.inStates(['pending', 'held']);
+    if (waiting.length === 0) return { declined: 0, failed: [] };
+    const now = this.now();
+    const changes = await Promise.all(
+      waiting.map(async (record): Promise<Transition> => {
+        if (this.expired(record.operation, now)) return { key: record.key, event: 'expire' };
+        return { key: record.key, event: 'decline', patch: await this.signedDecline(record, now) };
+      }),
+    );
     const failed: Array<{ key: string; message: string }> = [];
     let declined = 0;
-    for (const record of waiting) {
-      try {
-        await this.decline(record);
-        declined++;
-      } catch (error) {
-        failed.push({ key: record.key, message: error instanceof Error ? error.message : String(error) });
-      }
+    let results: TransitionResult[];
+    try {
+      results = await store.transitionAll(changes);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { declined: 0, failed: waiting.map((r) => ({ key: r.key, message })) };
     }
+    for (const result of results) {
+      if ('error' in result) {
+        failed.push({ key: result.key, message: result.error.message });
+        continue;
+      }
+      declined++;
+      const { record } = result;
+      if (record.conn) this.deps.send(record.conn, { type: 'decision', id: record.requestId, status: record.state === 'expired' ? 'expired' : 'declined', ...(record.decision === undefined ? {} : { jws: record.decision }) });
+    }
+    this.deps.changed('update');
     return { declined, failed };
   }
 
@@ -424,9 +451,8 @@ export class ApprovalQueue {
 
   /** The bridge restarted: every connection id it gave is void. */
   async allDisconnected(): Promise<void> {
-    for (const record of await this.deps.store.withConnection()) {
-      await this.deps.store.patch(record.key, { conn: null, agentConnected: false });
-    }
+    const keys = (await this.deps.store.withConnection()).map((r) => r.key);
+    await this.deps.store.patchAll(keys, { conn: null, agentConnected: false });
     this.deps.changed('update');
   }
 }

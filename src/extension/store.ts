@@ -117,6 +117,23 @@ export interface StoredKeyPair {
   createdAt: number;
 }
 
+/** What a state-machine event may change besides the state. */
+export type ApprovalPatch = Partial<Omit<ApprovalRecord, 'key' | 'state'>>;
+
+/** Fields outside the state machine: which connection waits on an approval, and what the agent said last. */
+export type PresencePatch = Partial<Pick<ApprovalRecord, 'conn' | 'agentConnected' | 'outcomeDetail'>>;
+
+/** One state-machine event for Store.transitionAll. */
+export interface Transition {
+  key: string;
+  event: ApprovalEvent;
+  patch?: ApprovalPatch;
+  detail?: string;
+}
+
+/** What became of one Transition: the record as written, or why it was not changed. */
+export type TransitionResult = { key: string; record: ApprovalRecord } | { key: string; error: Error };
+
 interface CountersignDB extends DBSchema {
   approvals: {
     key: string;
@@ -192,6 +209,11 @@ export class Store {
 
   byState(state: ApprovalState): Promise<ApprovalRecord[]> {
     return this.db.getAllFromIndex('approvals', 'by-state', state);
+  }
+
+  /** How many records are in `state`, counted through the state index without reading them. */
+  countInState(state: ApprovalState): Promise<number> {
+    return this.db.countFromIndex('approvals', 'by-state', state);
   }
 
   /** Every revision of one Company's operation asked by one agent. */
@@ -270,41 +292,46 @@ export class Store {
    * Applies one state-machine event and a patch atomically; throws (changing nothing) when the
    * event is not allowed in the record's current state.
    */
-  async transition(
-    key: string,
-    event: ApprovalEvent,
-    patch: Partial<Omit<ApprovalRecord, 'key' | 'state'>> = {},
-    detail?: string,
-  ): Promise<ApprovalRecord> {
+  async transition(key: string, event: ApprovalEvent, patch: ApprovalPatch = {}, detail?: string): Promise<ApprovalRecord> {
+    const [result] = await this.transitionAll([{ key, event, patch, ...(detail === undefined ? {} : { detail }) }]);
+    if (result === undefined) throw new CountersignError('ERR_STORAGE_FAILED', 'the store answered no change for one transition');
+    if ('error' in result) throw result.error;
+    return result.record;
+  }
+
+  /**
+   * Applies many events in one transaction ("Decline all" over a hundred prompts is one write,
+   * not a hundred). Each is checked against its record's state as it is inside the transaction:
+   * one that is not allowed, or names no record, fails alone and changes nothing of its own.
+   * Answers in the order of `changes`; rejects, changing nothing at all, when the write fails.
+   */
+  async transitionAll(changes: readonly Transition[]): Promise<TransitionResult[]> {
     const tx = this.db.transaction(['approvals', 'audit'], 'readwrite');
     const approvals = tx.objectStore('approvals');
-    const current = await approvals.get(key);
-    if (!current) {
-      tx.abort();
-      await tx.done.catch(() => undefined);
-      throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
-    }
-    let state: ApprovalState;
-    try {
-      state = nextState(current.state, event);
-    } catch (error) {
-      tx.abort();
-      await tx.done.catch(() => undefined);
-      throw error;
-    }
-    const updated: ApprovalRecord = { ...current, ...patch, state, updatedAt: Date.now() };
-    await approvals.put(updated);
-    await tx.objectStore('audit').add({
-      at: Date.now(),
-      kind: event,
-      key,
-      agent: current.agent,
-      from: current.state,
-      to: state,
-      ...(detail === undefined ? {} : { detail }),
-    });
-    await tx.done;
-    return updated;
+    const audit = tx.objectStore('audit');
+    // A failed write aborts the transaction, and tx.done says so; the requests' own rejections
+    // (and tx.done's, should a read fail first) must not surface as unhandled besides.
+    const written = tx.done;
+    written.catch(() => undefined);
+    const results = await Promise.all(
+      changes.map(async ({ key, event, patch = {}, detail }): Promise<TransitionResult> => {
+        const current = await approvals.get(key);
+        if (!current) return { key, error: new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`) };
+        let state: ApprovalState;
+        try {
+          state = nextState(current.state, event);
+        } catch (error) {
+          return { key, error: error instanceof Error ? error : new CountersignError('ERR_NOT_ALLOWED', String(error)) };
+        }
+        const at = Date.now();
+        const updated: ApprovalRecord = { ...current, ...patch, state, updatedAt: at };
+        approvals.put(updated).catch(() => undefined);
+        audit.add({ at, kind: event, key, agent: current.agent, from: current.state, to: state, ...(detail === undefined ? {} : { detail }) }).catch(() => undefined);
+        return { key, record: updated };
+      }),
+    );
+    await written;
+    return results;
   }
 
   /** The agent asked again for the same revision: route the answer to its new request. */
@@ -319,11 +346,22 @@ export class Store {
   }
 
   /** Changes fields that are not part of the state machine (connection, agent presence). */
-  async patch(key: string, patch: Partial<Pick<ApprovalRecord, 'conn' | 'agentConnected' | 'outcomeDetail'>>): Promise<void> {
+  patch(key: string, patch: PresencePatch): Promise<void> {
+    return this.patchAll([key], patch);
+  }
+
+  /** The same change of connection fields for many approvals, in one transaction (a bridge restart clears every one). */
+  async patchAll(keys: readonly string[], patch: PresencePatch): Promise<void> {
     const tx = this.db.transaction('approvals', 'readwrite');
-    const current = await tx.store.get(key);
-    if (current) await tx.store.put({ ...current, ...patch });
-    await tx.done;
+    const written = tx.done;
+    written.catch(() => undefined);
+    await Promise.all(
+      keys.map(async (key) => {
+        const current = await tx.store.get(key);
+        if (current) tx.store.put({ ...current, ...patch }).catch(() => undefined);
+      }),
+    );
+    await written;
   }
 
   async audit(kind: string, entry: Omit<AuditEntry, 'at' | 'kind'> = {}): Promise<void> {

@@ -254,6 +254,30 @@ describe('approval queue (spec sections 3, 5, 7)', () => {
     expect(changes).toEqual(['update']);
   });
 
+  it('decline all repaints the pages once for every prompt it declines, and tells each agent with a signed decline', async () => {
+    for (const id of ['a', 'b', 'c']) await queue.receive(agent, 'c1', request('rev1', { operation: { ...request().operation, operation_id: id } }));
+    changes.length = 0;
+    sent = [];
+    expect(await queue.declineAll()).toEqual({ declined: 3, failed: [] });
+    expect(changes).toEqual(['update']);
+    expect(sent.map(([conn, reply]) => [conn, reply.type, 'status' in reply ? reply.status : undefined, 'jws' in reply && typeof reply.jws === 'string'])).toEqual([
+      ['c1', 'decision', 'declined', true],
+      ['c1', 'decision', 'declined', true],
+      ['c1', 'decision', 'declined', true],
+    ]);
+  });
+
+  it('the bridge restarting repaints the pages once, with every waiting prompt marked disconnected', async () => {
+    for (const id of ['a', 'b']) await queue.receive(agent, 'c1', request('rev1', { operation: { ...request().operation, operation_id: id } }));
+    changes.length = 0;
+    await queue.allDisconnected();
+    expect(changes).toEqual(['update']);
+    expect((await store.all()).map((r) => [r.conn, r.agentConnected])).toEqual([
+      [null, false],
+      [null, false],
+    ]);
+  });
+
   it('decline all declines every waiting prompt', async () => {
     await queue.receive(agent, 'c1', request('rev1'));
     await queue.receive(agent, 'c1', request('rev1', { operation: { ...request().operation, operation_id: 'other' } }));

@@ -51,6 +51,58 @@ describe('extension store (state survives a worker stop)', () => {
     s.close();
   });
 
+  it('applies many events in one transaction: each with its audit line, one not allowed fails alone and changes nothing of its own', async () => {
+    const s = await Store.open(name);
+    const keys = ['a', 'b', 'c'].map((id) => approvalKey('agentA', 'https://stormline.example', id, 'r1'));
+    await s.insert(record({ key: keys[0]!, operationId: 'a' }), { kind: 'received' });
+    await s.insert(record({ key: keys[1]!, operationId: 'b', state: 'approved' }), { kind: 'received' });
+    await s.insert(record({ key: keys[2]!, operationId: 'c' }), { kind: 'received' });
+    const results = await s.transitionAll([
+      { key: keys[0]!, event: 'decline', patch: { decision: 'jws-a' } },
+      { key: keys[1]!, event: 'decline', patch: { decision: 'jws-b' } },
+      { key: keys[2]!, event: 'expire', detail: 'past its expiry' },
+      { key: 'missing', event: 'decline' },
+    ]);
+    expect(results.map((r) => ('record' in r ? r.record.state : r.error.message))).toEqual([
+      'declined',
+      'approval: cannot decline an approval that is approved',
+      'expired',
+      'key: expected the key of an approval, got missing, which names none',
+    ]);
+    expect(await s.get(keys[0]!)).toMatchObject({ state: 'declined', decision: 'jws-a' });
+    expect(await s.get(keys[1]!)).toMatchObject({ state: 'approved' });
+    expect((await s.get(keys[1]!))?.decision).toBeUndefined();
+    const log = await s.auditLog();
+    expect(log.slice(3)).toEqual([
+      expect.objectContaining({ kind: 'decline', key: keys[0], from: 'pending', to: 'declined' }),
+      expect.objectContaining({ kind: 'expire', key: keys[2], from: 'pending', to: 'expired', detail: 'past its expiry' }),
+    ]);
+    s.close();
+  });
+
+  it('counts the approvals in one state (the badge) without reading them', async () => {
+    const s = await Store.open(name);
+    await s.insert(record(), { kind: 'received' });
+    await s.insert(record({ key: approvalKey('agentA', 'https://stormline.example', 'b', 'r1'), operationId: 'b' }), { kind: 'received' });
+    await s.insert(record({ key: approvalKey('agentA', 'https://stormline.example', 'c', 'r1'), operationId: 'c', state: 'declined' }), { kind: 'received' });
+    expect([await s.countInState('pending'), await s.countInState('declined'), await s.countInState('approved')]).toEqual([2, 1, 0]);
+    s.close();
+  });
+
+  it('changes the connection of many approvals in one transaction, skipping a key that names none', async () => {
+    const s = await Store.open(name);
+    const other = approvalKey('agentA', 'https://stormline.example', 'other', 'r1');
+    await s.insert(record(), { kind: 'received' });
+    await s.insert(record({ key: other, operationId: 'other', conn: 'c2' }), { kind: 'received' });
+    await s.patchAll([record().key, 'missing', other], { conn: null, agentConnected: false });
+    expect((await s.all()).map((r) => [r.conn, r.agentConnected, r.state])).toEqual([
+      [null, false, 'pending'],
+      [null, false, 'pending'],
+    ]);
+    expect(await s.all()).toHaveLength(2);
+    s.close();
+  });
+
   it('finds every revision of one operation of one agent', async () => {
     const s = await Store.open(name);
     await s.insert(record(), { kind: 'received' });
