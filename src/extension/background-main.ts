@@ -39,7 +39,7 @@ export function startBackground(): void {
   // After a browser restart, approvals still waiting come back in front of the person.
   browser.runtime.onStartup.addListener(() =>
     void background.init().then(async (s) => {
-      if ((await s.store.byState('pending')).length > 0) await showApprovalWindow();
+      if ((await s.store.countInState('pending')) > 0) await showApprovalWindow();
     }),
   );
   browser.runtime.onInstalled.addListener((details) => {
@@ -55,6 +55,11 @@ class Background {
   private readonly pagePorts = new Set<PagePort>();
   private parts: Promise<BackgroundParts> | null = null;
   private broadcastTimer: ReturnType<typeof setTimeout> | null = null;
+  private broadcasting = false;
+  private broadcastAgain = false;
+  /** The newest prompt not yet named by a notification, and the announcement under way. */
+  private toAnnounce: ApprovalRecord | null = null;
+  private announcing: Promise<void> | null = null;
   /** Approvals waiting for the person, as of the last badge update (for the bridge's retry pace). */
   private pendingCount = 0;
   /**
@@ -103,7 +108,7 @@ class Background {
     const parts = await wireParts(this.version, {
       urgent: () => this.pagePorts.size > 0 || this.pendingCount > 0,
       changed: () => this.scheduleBroadcast(),
-      announce: () => void this.announce(),
+      announce: (record) => this.announce(record),
     });
     await parts.queue.expireDue();
     await this.updateBadge(parts.store);
@@ -121,11 +126,40 @@ class Background {
 
   private scheduleBroadcast(): void {
     this.stateVersion += 1;
+    if (this.broadcasting) {
+      this.broadcastAgain = true;
+      return;
+    }
+    this.armBroadcast(20);
+  }
+
+  private armBroadcast(delayMs: number): void {
     if (this.broadcastTimer) return;
     this.broadcastTimer = setTimeout(() => {
       this.broadcastTimer = null;
-      void this.broadcast();
-    }, 20);
+      void this.broadcastOnce();
+    }, delayMs);
+  }
+
+  /**
+   * One broadcast at a time. A snapshot of a long queue takes longer to build than the 20 ms
+   * between changes of a burst (a hundred re-asks, intake under load): overlapping builds would
+   * compete with the very work they report. Changes made meanwhile are sent by the next one, at
+   * least as long after as this one took, so that repainting takes at most half of the worker's
+   * time however long the queue; a change after a quiet moment is still sent within 20 ms.
+   */
+  private async broadcastOnce(): Promise<void> {
+    this.broadcasting = true;
+    const started = performance.now();
+    try {
+      await this.broadcast();
+    } finally {
+      this.broadcasting = false;
+      if (this.broadcastAgain) {
+        this.broadcastAgain = false;
+        this.armBroadcast(Math.max(20, performance.now() - started));
+      }
+    }
   }
 
   private async broadcast(): Promise<void> {
@@ -137,21 +171,33 @@ class Background {
   }
 
   private async updateBadge(store: Store): Promise<void> {
-    const pending = (await store.byState('pending')).length;
+    const pending = await store.countInState('pending');
     this.pendingCount = pending;
     await browser.action.setBadgeText({ text: pending ? String(pending) : '' });
     await browser.action.setBadgeBackgroundColor({ color: '#b3261e' });
   }
 
-  private async announce(): Promise<void> {
-    // The window first: it is what the person waits for. The reads for the notification overlap it.
+  /**
+   * A new prompt: the window, and a notification naming the newest one's Company. A burst of
+   * requests is one announcement at a time: those arriving meanwhile are named by the next
+   * notification, once, rather than each reading the queue and notifying in turn.
+   */
+  private announce(record: ApprovalRecord): void {
+    this.toAnnounce = record;
+    this.announcing ??= this.announceWaiting().finally(() => {
+      this.announcing = null;
+    });
+  }
+
+  private async announceWaiting(): Promise<void> {
+    // The window first: it is what the person waits for. The settings' read overlaps it.
     const shown = showApprovalWindow();
     void this.preparedSnapshot();
-    const s = await this.init();
-    const [pending, current] = await Promise.all([s.store.byState('pending'), readSettings()]);
+    const current = await readSettings();
     await shown;
-    const newest = pending.sort((a, b) => b.createdAt - a.createdAt)[0];
-    if (newest && current.notifications) {
+    for (let newest = this.toAnnounce; newest !== null; newest = this.toAnnounce) {
+      this.toAnnounce = null;
+      if (!current.notifications) continue;
       // The notification names the Company only; the terms are shown in the trusted window.
       await browser.notifications
         .create('countersign-approval', {
@@ -171,7 +217,7 @@ interface WiringHooks {
   /** Something the pages show changed. */
   changed(): void;
   /** A new approval to put in front of the person. */
-  announce(): void;
+  announce(record: ApprovalRecord): void;
 }
 
 /**
@@ -190,8 +236,16 @@ async function wireParts(version: string, hooks: WiringHooks): Promise<Backgroun
   // Callbacks chained on one promise run in the order they were added, so bridge messages keep
   // their order while they wait.
   const later = (work: (parts: BackgroundParts) => Promise<void> | void) => void ready.then(work).catch(() => undefined);
+  // The bridge opens its socket once it has the key's thumbprint: it gets it as soon as the key is
+  // read, not after the stored items are marked (a cold start waits on that socket).
+  let keyRead!: (thumbprint: string) => void;
+  let keyFailed!: (error: unknown) => void;
+  const thumbprint = new Promise<string>((resolve, reject) => {
+    keyRead = resolve;
+    keyFailed = reject;
+  });
   const port: NativePort = new NativePort({
-    thumbprint: ready.then((parts) => parts.thumbprint),
+    thumbprint,
     extensionVersion: version,
     onMessage: (m) => later((parts) => onBridge(parts.sessions, parts.store, m)),
     onInvalid: (reason) => later((parts) => parts.store.audit('bridge-invalid', { detail: reason.slice(0, 500) })),
@@ -207,13 +261,14 @@ async function wireParts(version: string, hooks: WiringHooks): Promise<Backgroun
   try {
     const store = await Store.open();
     const key = await extensionKey(store);
+    keyRead(key.thumbprint);
     const queue: ApprovalQueue = new ApprovalQueue({
       store,
       sign: (record, status, now) => signRecord(key, record, status, now),
       send: (conn, reply) => sessions.sendReply(conn, reply),
-      changed: (reason) => {
+      changed: (reason, record) => {
         hooks.changed();
-        if (reason === 'new') hooks.announce();
+        if (reason === 'new' && record) hooks.announce(record);
         if (reason === 'reask') void showApprovalWindow();
       },
     });
@@ -235,6 +290,7 @@ async function wireParts(version: string, hooks: WiringHooks): Promise<Backgroun
     wired(parts);
     return parts;
   } catch (error) {
+    keyFailed(error);
     failed(error);
     throw error;
   }
