@@ -3,9 +3,11 @@ import { parseArgs } from 'node:util';
 import { agentSocketCandidates } from '../protocol/bridge';
 import { CountersignError, isCountersignError } from '../protocol/errors';
 import { BROWSER_IDS, isBrowserId, pathApi, type BrowserId } from './browsers';
+import { doctor, formatFindings } from './doctor';
 import { FIREFOX_ID_PATTERN } from './extension-id-patterns';
 import { BridgeHost } from './host';
 import { hygieneLimitsFromEnv } from './hygiene';
+import { install, uninstall } from './install';
 import { createLogger, logLevelFrom } from './log';
 import type { CommandRunner, FsLike, Platform } from './system';
 import { BRIDGE_VERSION } from './version';
@@ -14,8 +16,9 @@ import { BRIDGE_VERSION } from './version';
  * The `countersign-bridge` command. Started by a browser, it is the native-messaging host;
  * started by a person, it installs, uninstalls and checks that host. Everything it touches comes
  * in through CliDeps, so tests drive it without a real process. The installer and doctor are
- * imported only when a person runs them: a browser starts the host on every worker start, and
- * what it loads there is the time to the first relayed message.
+ * imported statically although the host needs neither: imported on demand, the one-file bundle
+ * started no faster (esbuild wraps each module a dynamic import reaches in a function compiled
+ * when first called; bench/bridge.bench.ts, "bridge start"). Validation schemas dominate the start.
  */
 
 export interface CliDeps {
@@ -175,13 +178,12 @@ function commandOptions(deps: CliDeps, args: readonly string[], allowed: Readonl
   return o;
 }
 
-async function runInstall(deps: CliDeps, args: readonly string[]): Promise<number> {
+function runInstall(deps: CliDeps, args: readonly string[]): number {
   const o = commandOptions(deps, args, INSTALL_FLAGS);
   if (deps.bundlePath === undefined) {
     deps.stderr.write('countersign-bridge: no built bundle to install; run "npm run build:bridge" first\n');
     return 1;
   }
-  const { install } = await import('./install');
   const report = install(
     { ...systemOf(deps), bundlePath: deps.bundlePath, bridgeVersion: BRIDGE_VERSION },
     {
@@ -199,9 +201,8 @@ async function runInstall(deps: CliDeps, args: readonly string[]): Promise<numbe
   return 0;
 }
 
-async function runUninstall(deps: CliDeps, args: readonly string[]): Promise<number> {
+function runUninstall(deps: CliDeps, args: readonly string[]): number {
   const o = commandOptions(deps, args, UNINSTALL_FLAGS);
-  const { uninstall } = await import('./install');
   const report = uninstall(systemOf(deps), { browsers: o.browsers, flatpak: o.flatpak, ...(o.userDataDir === undefined ? {} : { userDataDir: o.userDataDir }) });
   const out = (text: string) => deps.stdout.write(text);
   if (report.removed.length === 0 && report.kept.length === 0) out('nothing to uninstall\n');
@@ -210,9 +211,8 @@ async function runUninstall(deps: CliDeps, args: readonly string[]): Promise<num
   return 0;
 }
 
-async function runDoctor(deps: CliDeps, args: readonly string[]): Promise<number> {
+function runDoctor(deps: CliDeps, args: readonly string[]): number {
   const o = commandOptions(deps, args, DOCTOR_FLAGS);
-  const { doctor, formatFindings } = await import('./doctor');
   const findings = doctor(systemOf(deps), {
     browsers: o.browsers,
     selfCommand: deps.selfCommand,
@@ -231,7 +231,7 @@ function runSocketPath(deps: CliDeps, args: readonly string[]): number {
 }
 
 /** A command typed by a person: its exit code. */
-function runCommand(deps: CliDeps, command: string | undefined, args: readonly string[]): number | Promise<number> {
+function runCommand(deps: CliDeps, command: string | undefined, args: readonly string[]): number {
   switch (command) {
     case 'install':
       return runInstall(deps, args);
@@ -261,7 +261,7 @@ export async function runCli(deps: CliDeps): Promise<number> {
   if (browser !== undefined) return runHost(deps, browser);
   const [command, ...rest] = deps.argv;
   try {
-    return await runCommand(deps, command, rest);
+    return runCommand(deps, command, rest);
   } catch (error) {
     if (error instanceof UsageError) {
       deps.stderr.write(`countersign-bridge: ${error.message}\n\n${USAGE}`);
