@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
 import { pairFromCli } from '../agent/pair-from-cli';
 import { PACKAGE_VERSION } from '../protocol/package-version';
@@ -8,6 +7,7 @@ import { CountersignLink, gatewayConfigDir } from './countersign-link';
 import { parseGatewayArgs, USAGE, type GatewayRun } from './gateway-args';
 import { parseGatewayConfig } from './gateway-config';
 import { Gateway } from './gateway-server';
+import { StdioServerLines } from './stdio-lines';
 import { FileToolCallJournal } from './tool-call-journal';
 import { connectUpstream, type Upstream } from './upstream-connection';
 
@@ -107,7 +107,7 @@ async function run(command: GatewayRun, deps: GatewayCliDeps): Promise<number> {
     gateway.server.onclose = () => resolve();
     for (const u of upstreams) u.client.onclose = () => resolve();
   });
-  await gateway.server.connect(new StdioServerTransport(deps.stdin, deps.stdout));
+  await gateway.connect(new StdioServerLines(deps.stdin, deps.stdout));
   // readClientCapabilities paused stdin with the initialize put back: the transport reads on from it.
   deps.stdin.resume();
   await Promise.race([closed, deps.stopped ?? new Promise<void>(() => undefined)]);

@@ -1,5 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -23,6 +24,7 @@ import * as z from 'zod';
 import { canonicalJson } from '../protocol/canonical-json';
 import { CountersignError } from '../protocol/errors';
 import { HeldCalls } from './held-calls';
+import { PassThroughCalls, tappable, withoutMcpPrefix, type Tappable } from './pass-through';
 import type { ToolCallEntry, ToolCallJournal } from './tool-call-journal';
 import type { ApprovedCall, ToolCallApprover } from './tool-call-approver';
 import { toolPolicy } from './tool-policy';
@@ -121,6 +123,23 @@ export class Gateway {
 
   #exposed(upstream: Upstream, name: string): string {
     return this.#several ? `${upstream.spec.name}${NAMESPACE_SEPARATOR}${name}` : name;
+  }
+
+  /**
+   * Serve the MCP client on `transport`, with the fast path of allow calls (pass-through.ts):
+   * everything else reaches `server` as it would without it.
+   */
+  async connect(transport: Transport): Promise<void> {
+    const tapped = tappable(transport);
+    new PassThroughCalls(tapped, this.#o.upstreams.map((u) => u.transport), (name) => this.#passThrough(name));
+    await this.server.connect(tapped);
+  }
+
+  /** Where an allow call of a plain MCP server's listed tool goes as a message; undefined for every other call. */
+  #passThrough(name: string): { transport: Tappable; name: string } | undefined {
+    const entry = this.#tools.get(name);
+    if (entry === undefined || entry.policy !== 'allow' || entry.upstream.operations !== undefined) return undefined;
+    return { transport: entry.upstream.transport, name: entry.tool.name };
   }
 
   /** The upstream and the upstream's own name for an exposed (possibly namespaced) name. */
@@ -449,7 +468,7 @@ function notRun(text: string): CallToolResult {
  */
 export function upstreamError(error: unknown): Error {
   if (!(error instanceof McpError)) return error instanceof Error ? error : new Error(String(error));
-  return rpcError(error.code, error.message.replace(/^(?:MCP error -?\d+: )+/, ''), error.data);
+  return rpcError(error.code, withoutMcpPrefix(error.message), error.data);
 }
 
 /** A JSON-RPC error answered with exactly `text` (an McpError would put its "MCP error N: " before it). */

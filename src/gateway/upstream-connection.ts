@@ -6,6 +6,8 @@ import { formatExtensionsHeader, supportsOperationsV2 } from '../protocol/advert
 import { companyFromPoppyJson, type Company } from '../protocol/company';
 import { CountersignError } from '../protocol/errors';
 import { CONTROL_OR_BIDI } from '../protocol/text-schemas';
+import { TappedTransport, type Tappable } from './pass-through';
+import { StdioUpstreamLines } from './stdio-lines';
 import { isStdioUpstream, type HttpUpstreamSpec, type UpstreamSpec } from './upstream-spec';
 
 /**
@@ -77,6 +79,8 @@ export interface Upstream {
   warning: string | undefined;
   /** The upstream's requests to the MCP client. */
   relay: ClientRelay;
+  /** The transport its client speaks over, where allow calls pass through as messages (pass-through.ts). */
+  transport: Tappable;
 }
 
 /** The longest server name Countersign shows (tool-call.ts, toolServerSchema). */
@@ -102,19 +106,20 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
   if (capabilities.elicitation) client.setRequestHandler(ElicitRequestSchema, async (req, extra) => (await relay.request('elicitation/create', req.params, extra.signal)) as never);
   if (capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => (await relay.request('sampling/createMessage', req.params, extra.signal)) as never);
   if (capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, async (req, extra) => (await relay.request('roots/list', req.params, extra.signal)) as never);
-  const transport = isStdioUpstream(spec)
-    ? new StdioClientTransport({
-        command: spec.command,
-        args: spec.args ?? [],
-        // Only what the config names, over the SDK's minimal defaults (HOME, PATH, USER, ...).
-        env: { ...getDefaultEnvironment(), ...(spec.env ?? {}) },
-        ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-        stderr: 'inherit',
-      })
-    : new StreamableHTTPClientTransport(new URL(spec.url), {
-        // Declaring the extension on every request (spec section 2) lets the Company return operations.
-        requestInit: { headers: { ...(spec.headers ?? {}), ...(operations ? { 'Poppy-Extensions': formatExtensionsHeader() } : {}) } },
-      });
+  const env = { ...getDefaultEnvironment(), ...(isStdioUpstream(spec) ? (spec.env ?? {}) : {}) };
+  // Tapped, so that allow calls can pass through as messages (pass-through.ts). Windows runs
+  // commands through the SDK's transport, whose cross-spawn finds .cmd shims such as npx.cmd.
+  const transport: Tappable = !isStdioUpstream(spec)
+    ? new TappedTransport(
+        new StreamableHTTPClientTransport(new URL(spec.url), {
+          // Declaring the extension on every request (spec section 2) lets the Company return operations.
+          requestInit: { headers: { ...(spec.headers ?? {}), ...(operations ? { 'Poppy-Extensions': formatExtensionsHeader() } : {}) } },
+        }),
+      )
+    : process.platform === 'win32'
+      ? new TappedTransport(new StdioClientTransport({ command: spec.command, args: spec.args ?? [], env, ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }), stderr: 'inherit' }))
+      : // Only what the config names, over the SDK's minimal defaults (HOME, PATH, USER, ...).
+        new StdioUpstreamLines({ command: spec.command, args: spec.args ?? [], env, ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }) });
   try {
     await client.connect(transport, { timeout: timeoutMs });
   } catch (error) {
@@ -131,6 +136,7 @@ export async function connectUpstream(spec: UpstreamSpec, options: ConnectOption
     operations,
     warning: found?.warning,
     relay,
+    transport,
   };
 }
 

@@ -72,7 +72,7 @@ async function gatewayFor(specs: UpstreamSpec[], options: { askAll?: boolean; gr
   const gateway = new Gateway({ upstreams, approver, operations: noOperations, journal, serverInfo: { name: 'countersign-mcp', version: '0' }, askAll: options.askAll ?? false, expiryMs: 120_000, graceMs: options.graceMs ?? 300, holdProgressMs: options.holdProgressMs ?? 1000 });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = options.client ?? new Client({ name: 'test-client', version: '0' });
-  await gateway.server.connect(a);
+  await gateway.connect(a);
   await client.connect(b);
   open.push(gateway, client);
   return { gateway, client, approver, journal };
