@@ -80,11 +80,10 @@ export class ApprovalQueue {
     const { store } = this.deps;
     const op = req.operation;
     const key = approvalKey(agent.thumbprint, req.company.origin, op.operation_id, op.revision);
-    const existing = await store.get(key);
+    const { existing, siblings } = await store.revisionAndSiblings(key, agent.thumbprint, req.company.origin, op.operation_id);
 
     if (existing) return this.reask(existing, conn, req);
 
-    const siblings = await store.byOperation(agent.thumbprint, req.company.origin, op.operation_id);
     const base: ApprovalRecord = {
       key,
       agent: agent.thumbprint,

@@ -216,6 +216,16 @@ export class Store {
     return this.db.countFromIndex('approvals', 'by-state', state);
   }
 
+  /**
+   * What an ask looks at first, read in one transaction: the revision asked for, if it is stored,
+   * and every revision of its operation (one transaction fewer for every request of a burst).
+   */
+  async revisionAndSiblings(key: string, agent: string, origin: string, operationId: string): Promise<{ existing: ApprovalRecord | undefined; siblings: ApprovalRecord[] }> {
+    const tx = this.db.transaction('approvals');
+    const [existing, siblings] = await Promise.all([tx.store.get(key), tx.store.index('by-operation').getAll([agent, origin, operationId]), tx.done]);
+    return { existing, siblings };
+  }
+
   /** Every revision of one Company's operation asked by one agent. */
   byOperation(agent: string, origin: string, operationId: string): Promise<ApprovalRecord[]> {
     return this.db.getAllFromIndex('approvals', 'by-operation', [agent, origin, operationId]);
