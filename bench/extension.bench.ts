@@ -20,13 +20,9 @@ import { Stack, jacketOperation, rawSocket, STORMLINE, EXCHANGE_REQUEST } from '
 import { FirefoxStack } from '../test/e2e/support/firefox';
 import { bridgeRss } from '../test/e2e/support/socket-flood';
 import type { Companion } from '../src/agent/index.ts';
+import { formatMs as fmt, quantile } from './quantile';
 import type { BenchResult } from './run';
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
-const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 let opCounter = 0;
 
 async function roundTrips(socketPath: string, n: number): Promise<number[]> {

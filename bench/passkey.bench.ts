@@ -15,16 +15,12 @@ import type { Page } from '@playwright/test';
 import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from '../test/e2e/support/stack';
 import { authenticatorOn } from '../test/e2e/support/webauthn';
 import type { Companion } from '../src/agent/index.ts';
+import { formatMs as fmt, quantile } from './quantile';
 import type { BenchResult } from './run';
 
 const WARM_UPS = 3;
 const SAMPLES = 20;
 
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
-const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let opCounter = 0;
 
