@@ -12,7 +12,10 @@
  * (framing, validation, routing) adds. A last row measures the same round trip for a trusted
  * agent while another process floods the socket without authenticating (the adversarial review's
  * flood: every other frame a 1 MB hello), against the same agent without it, and the bridge's
- * memory before and after (docs/bridge-protocol.md section 5, "Before trust"). Nothing asserts:
+ * memory before and after (docs/bridge-protocol.md section 5, "Before trust"). The first row is
+ * the bridge's start as a browser starts it, until `bridge_ready` (its socket listening), against
+ * a bare Node host that answers the same first frame: what the bridge's own code adds to the
+ * process start a cold service worker waits for. Nothing asserts:
  * run with `npm run bench` (or `npx tsx bench/bridge.bench.ts`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -263,6 +266,67 @@ async function underFlood(script: string, bundle: string, query: (i: number) => 
   }
 }
 
+/**
+ * A bare Node process that answers the extension's first frame: what any native-messaging host in
+ * Node pays before its own code runs. The bridge's start is measured against it.
+ */
+const BARE_HOST = String.raw`
+process.stdin.once('data', () => {
+  const payload = Buffer.from(JSON.stringify({ type: 'bridge_ready', v: 2 }));
+  const out = Buffer.alloc(4 + payload.length);
+  out.writeUInt32LE(payload.length, 0);
+  payload.copy(out, 4);
+  process.stdout.write(out);
+});
+process.stdin.on('end', () => process.exit(0));
+`;
+
+/** Milliseconds from spawning `script` as a browser starts a host until its first frame (bridge_ready). */
+async function startTime(script: string, runtimeDir: string): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [script, 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil/'], { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const payload = Buffer.from(JSON.stringify({ type: 'bridge_hello', v: 2, extension_key_thumbprint: THUMBPRINT }));
+  const hello = Buffer.alloc(4 + payload.length);
+  hello.writeUInt32LE(payload.length, 0);
+  payload.copy(hello, 4);
+  child.stdin.write(hello);
+  await new Promise((r) => child.stdout.once('data', r));
+  const elapsed = performance.now() - t0;
+  child.stdin.end();
+  await exited(child);
+  return elapsed;
+}
+
+/** The bridge's start (spawn until bridge_ready, its socket listening) against the bare host, taking turns. */
+async function startUp(bundle: string, work: string): Promise<BenchResult> {
+  const bare = path.join(work, 'bare-host.mjs');
+  writeFileSync(bare, BARE_HOST);
+  const runtimeDir = mkdtempSync(path.join('/tmp', 'cs-bench-rt-'));
+  try {
+    const bridge: number[] = [];
+    const baseline: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const b = await startTime(bundle, runtimeDir);
+      const n = await startTime(bare, runtimeDir);
+      if (i < 3) continue;
+      bridge.push(b);
+      baseline.push(n);
+    }
+    bridge.sort((a, b) => a - b);
+    baseline.sort((a, b) => a - b);
+    const p50 = percentile(bridge, 0.5);
+    const base = percentile(baseline, 0.5);
+    return {
+      name: 'bridge start, spawn → bridge_ready (socket listening)',
+      baseline: 'a bare Node host answering the first frame',
+      ratio: p50 / base,
+      detail: `p50 ${fmt(p50)} vs ${fmt(base)} (+${fmt(p50 - base)} of the bridge's own), fastest ${fmt(bridge[0]!)} vs ${fmt(baseline[0]!)}, n=${bridge.length} each, taking turns`,
+    };
+  } finally {
+    rmSync(runtimeDir, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<BenchResult[]> {
   const work = mkdtempSync(path.join('/tmp', 'cs-bench-'));
   try {
@@ -291,7 +355,7 @@ export async function run(): Promise<BenchResult[]> {
     });
     const requestBytes = JSON.stringify(request(0)).length;
 
-    const results: BenchResult[] = [];
+    const results: BenchResult[] = [await startUp(bundle, work)];
     for (const [label, make] of [
       ['version_query (40 B)', query],
       [`approval_request (${(requestBytes / 1024).toFixed(1)} KiB, full operation validation)`, request],
