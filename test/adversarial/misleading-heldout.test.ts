@@ -125,7 +125,7 @@ describe('finding 8: a currency code in lower case is the same ISO 4217 code', (
     expect(dangers('Upgrade to seat 2A on booking bk_9 for \u20AC700.00.', terms)).toEqual([]);
   });
 
-  it('finding 8: the "You approve" line names the amount in "usd"', () => {
+  it('finding 8: the key facts (and so Approve) name the amount in "usd"', () => {
     expect(keyFacts(LOWER, { locale: 'en-US' })).toContainEqual(expect.objectContaining({ kind: 'money', value: '$700.00' }));
   });
 });

@@ -233,7 +233,7 @@ test('finding 3: a summary that misstates the money is flagged, never "agrees", 
   const findings = page.getByTestId('findings');
   await expect(findings.locator('.finding.danger').first()).toBeVisible();
   await expect(findings).not.toContainText('agree');
-  await expect(page.getByTestId('you-approve')).toContainText('$700.00');
+  await expect(page.locator('#approve')).toHaveText('Approve anyway · pay $700.00');
   await page.screenshot({ path: 'test-results/adversarial-misleading-summary.png', fullPage: true });
   await page.locator('#decline').click();
   expect((await pending).status).toBe('declined');
@@ -384,10 +384,11 @@ test.describe('the changed banner and the key facts: every change and every amou
     const page = await stack.approvalWindow();
     await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
     await expect(page.getByTestId('money')).toHaveText(`${huge} USD`);
-    await expect(page.getByTestId('facts')).toContainText('ord_7Hk2');
+    await expect(page.getByTestId('terms')).toContainText('ord_7Hk2');
     await expect(page.getByTestId('risk')).toBeVisible();
     await expect(page.getByTestId('findings').locator('.finding.danger')).toContainText([`${huge} USD`]);
-    await expect(page.getByTestId('you-approve')).toContainText(`${huge} USD`);
+    // An amount shown as written is never put on the button: the facts say it, digit by digit.
+    await expect(page.locator('#approve')).toHaveText('Approve anyway');
     await page.screenshot({ path: 'test-results/adversarial-unformatted-amount.png', fullPage: true });
     await page.locator('#decline').click();
     expect((await pending).status).toBe('declined');
@@ -395,7 +396,7 @@ test.describe('the changed banner and the key facts: every change and every amou
 });
 
 test.describe('the terms review: held-out misleading summaries', () => {
-  test('finding 9 and finding 8: "seven dollars" and a minus sign beside terms in "usd" are dangers in the window, and the last line shows $700.00', async () => {
+  test('finding 9 and finding 8: "seven dollars" and a minus sign beside terms in "usd" are dangers in the window, and Approve names $700.00', async () => {
     const op = jacketOperation('rev1', 10 * 60_000, {
       operation_id: freshId(),
       summary: 'Upgrade to the Stormline Insulated Jacket (M) on order ord_7Hk2 for seven dollars.\n\nReference: -$700.00',
@@ -408,7 +409,7 @@ test.describe('the terms review: held-out misleading summaries', () => {
     await expect(dangers.filter({ hasText: '"seven dollars"' })).toBeVisible();
     await expect(dangers.filter({ hasText: '"-$700.00" as money you get or do not pay' })).toBeVisible();
     await expect(page.getByTestId('findings')).not.toContainText('agree');
-    await expect(page.getByTestId('you-approve')).toContainText('$700.00');
+    await expect(page.locator('#approve')).toHaveText('Approve anyway · pay $700.00');
     await page.screenshot({ path: 'test-results/adversarial-heldout-summary.png', fullPage: true });
     await page.locator('#decline').click();
     expect((await pending).status).toBe('declined');

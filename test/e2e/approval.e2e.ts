@@ -66,7 +66,8 @@ test('section 5: pairing pins keys; Approve waits ~1 s; a trusted click returns 
   // What the review checked, never a claim that the terms "agree"; the last line is the terms' data.
   await expect(page.getByTestId('checked')).toContainText('Every amount in the terms appears in the summary');
   await expect(page.getByTestId('technical')).not.toContainText('agree');
-  await expect(page.getByTestId('you-approve')).toContainText('Price difference $70.00');
+  // What the click does, on the button, from the terms: the one amount the person pays.
+  await expect(page.locator('#approve')).toHaveText('Approve · pay $70.00');
   await expect(page.getByTestId('agent')).toContainText(agent.fingerprint);
   expect(await badge()).toBe('1');
 

@@ -55,7 +55,7 @@ function runWithCountersign(ws: Workspace, calls: Parameters<ModelServer['play']
 async function openCard(tool: string, shot: string): Promise<Page> {
   const page = await stack.approvalWindow(20_000);
   await expect(page.getByTestId('summary')).toContainText(tool, { timeout: 20_000 });
-  await expect(page.getByTestId('item-kind')).toHaveText(/A tool call on this computer, not a request from a Company/);
+  await expect(page.getByTestId('item-kind')).toHaveText(/a tool call, not a request from a Company/);
   await page.screenshot({ path: `test-results/coding-agents-${shot}-window.png` });
   // The whole card at once: the window made tall enough for every row, then as it was.
   const size = page.viewportSize() ?? { width: 1280, height: 720 };

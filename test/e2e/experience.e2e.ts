@@ -74,6 +74,110 @@ async function dismiss(page: Page, card: 'result' | 'paired'): Promise<void> {
   await closed;
 }
 
+/** The window at its opening size and at 125 % page zoom (the same window, 416 × 392 CSS px). */
+const SIZES = [
+  { name: 'opening', ...OPENING },
+  { name: 'zoomed', width: 416, height: 392 },
+] as const;
+
+/** The footer's ceiling: two lines, the time left and what holds Approve back, then the buttons. */
+const FOOTER_MAX = 90;
+
+/**
+ * The first-viewport rule, at both sizes: who asks, how much (when there is money), for whom,
+ * both buttons on one line, a footer of at most 90 px, and the start of what will happen (the
+ * summary, or a tool call's arguments) above the fold of the scrolling area.
+ */
+async function expectFirstViewport(page: Page, what: { money: boolean; company: boolean }, shotName?: string): Promise<void> {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.locator('#content').evaluate((el) => el.scrollTo(0, 0));
+    if (shotName && size.name === 'zoomed') await shot(page, `${shotName}-zoomed-light`);
+    const main = (await page.locator('#content').boundingBox())!;
+    const footer = (await page.locator('#actions').boundingBox())!;
+    expect(footer.height, `${size.name}: the footer's height`).toBeLessThanOrEqual(FOOTER_MAX);
+    const selectors = ['#company-heading', '[data-testid="for-whom"]', ...(what.company ? ['[data-testid="origin"] .registrable'] : []), ...(what.money ? ['[data-testid="money"]'] : [])];
+    for (const selector of selectors) {
+      const box = (await page.locator(selector).first().boundingBox())!;
+      expect(box, `${size.name}: ${selector}`).not.toBeNull();
+      expect(box.y, `${size.name}: ${selector} starts on screen`).toBeGreaterThanOrEqual(main.y);
+      expect(box.y + box.height, `${size.name}: ${selector} above the fold`).toBeLessThanOrEqual(main.y + main.height);
+    }
+    const summary = (await page.getByTestId('summary').boundingBox())!;
+    expect(summary.y + 24, `${size.name}: the summary starts above the fold`).toBeLessThanOrEqual(main.y + main.height);
+    const approve = (await page.locator('#approve').boundingBox())!;
+    const decline = (await page.locator('#decline').boundingBox())!;
+    expect(Math.abs(approve.y - decline.y), `${size.name}: Approve and Decline on one line`).toBeLessThanOrEqual(2);
+    expect(approve.x + approve.width, `${size.name}: Approve inside the window`).toBeLessThanOrEqual(size.width);
+    // Approve's words are never cut: the button is as wide as its text.
+    expect(await page.locator('#approve').evaluate((b) => b.scrollWidth <= b.clientWidth + 1), `${size.name}: Approve's words fit`).toBe(true);
+  }
+  await page.setViewportSize(OPENING);
+}
+
+test('the first viewport at 520 × 490 and at 125 % zoom (416 × 392), in every state: plain, danger, changed, queue, tool call', async () => {
+  // Plain.
+  const plain = operation();
+  const plainAsk = ask(plain);
+  let page = await windowFor(plain.operation_id);
+  await expect(page.locator('#approve')).toHaveText('Approve · pay $70.00');
+  await expectFirstViewport(page, { money: true, company: true }, 'pending');
+  await page.locator('#decline').click();
+  expect((await plainAsk).status).toBe('declined');
+  await dismiss(page, 'result');
+
+  // A danger banner, in the top finding's own words.
+  const danger = operation({ summary: 'Exchange the jacket on order ord_7Hk2 for **$7.00** more.', terms: { order_id: 'ord_7Hk2', price_difference: { amount: '700.00', currency: 'USD' } } });
+  const dangerAsk = ask(danger, STORMLINE, { kind: 'signed_in', account: 'anna@example.com' });
+  page = await windowFor(danger.operation_id);
+  await expect(page.getByTestId('risk')).toContainText('Price difference to $700.00');
+  await expect(page.getByTestId('risk')).not.toContainText('price_difference');
+  await expectFirstViewport(page, { money: true, company: true }, 'danger');
+  await page.locator('#decline').click();
+  expect((await dangerAsk).status).toBe('declined');
+  await dismiss(page, 'result');
+
+  // Changed while read.
+  const first = operation();
+  const firstAsk = ask(first);
+  page = await windowFor(first.operation_id);
+  const second = jacketOperation('rev2', 10 * 60_000, { operation_id: first.operation_id, summary: first.summary.replace('$70.00', '$75.00'), terms: { ...first.terms, price_difference: { amount: '75.00', currency: 'USD' } } });
+  const secondAsk = ask(second);
+  await firstAsk;
+  await page.locator(`#content[data-painted-key$=" rev2"]`).waitFor();
+  await expectFirstViewport(page, { money: true, company: true }, 'changed');
+  await page.locator('#decline').click();
+  expect((await secondAsk).status).toBe('declined');
+  await dismiss(page, 'result');
+
+  // A queue of three, with Decline all in the queue bar.
+  const ops = [operation(), operation(), operation()];
+  const asks = ops.map((op) => ask(op));
+  page = await windowFor(null);
+  await page.locator('#content[data-painted-key]').waitFor();
+  await expectFirstViewport(page, { money: true, company: true }, 'queue');
+  await page.locator('#decline-all').click();
+  await expect(page.locator('#decline-all-confirm-box')).toBeVisible();
+  expect((await page.locator('#actions').boundingBox())!.height).toBeLessThanOrEqual(FOOTER_MAX);
+  await page.locator('#decline-all-confirm').click();
+  for (const p of asks) expect((await p).status).toBe('declined');
+  await dismiss(page, 'result');
+
+  // A tool call: what will happen in plain words, the server once.
+  const server = { name: 'secure-filesystem-server', reached_by: { transport: 'stdio' as const, command: 'npx', args: ['@modelcontextprotocol/server-filesystem', '/home/sam'] } };
+  const call = agent.requestToolCallApproval({ server, tool: 'write_file', arguments: { path: '/home/sam/reports/quarterly-report.txt', content: 'Revenue: 4.2M\nCosts: 3.1M\n' }, expiresAt: new Date(Date.now() + 10 * 60_000) });
+  page = await windowFor(null);
+  await page.locator('#content[data-painted-key]').waitFor();
+  await expect(page.locator('#company-heading')).toHaveText('Create or replace the file quarterly-report.txt');
+  await expect(page.getByTestId('action-target')).toHaveText('/home/sam/reports/quarterly-report.txt');
+  await expect(page.locator('#approve')).toHaveText('Approve · write file');
+  expect((await page.locator('#content').textContent())!.split('npx @modelcontextprotocol/server-filesystem').length).toBe(2);
+  await expectFirstViewport(page, { money: false, company: false }, 'tool-call');
+  await page.locator('#decline').click();
+  expect((await call).status).toBe('declined');
+  await dismiss(page, 'result');
+});
+
 test('the queue emptied while the person looks elsewhere: the window closes itself a few seconds later', async () => {
   const op = operation();
   const pending = ask(op);
@@ -120,7 +224,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await shot(page, `pending-${scheme}`);
     await page.locator('#decline').click();
     expect((await pending).status).toBe('declined');
-    await expect(page.getByTestId('result')).toContainText('Declined');
+    await expect(page.getByTestId('result')).toContainText('You declined this');
     await shot(page, `result-declined-${scheme}`);
     await dismiss(page, 'result');
   });
@@ -135,7 +239,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const page = await windowFor(op.operation_id, scheme);
     await expect(page.getByTestId('risk')).toBeVisible();
     await expect(page.locator('#decline')).toHaveClass(/primary/);
-    await expect(page.locator('#approve')).toHaveText('Approve anyway');
+    await expect(page.locator('#approve')).toHaveText('Approve anyway · pay $700.00');
     await expectAnswersInFirstViewport(page);
     // Armed by time alone it stays off: the box must be ticked, and ticking starts the delay again.
     await page.waitForTimeout(1300);
@@ -190,7 +294,7 @@ test('a changed request says what changed: the banner and a word diff of the ren
   await dismiss(page, 'result');
 });
 
-test('after Approve: "waiting for Desk agent to send it", no countdown, Withdraw', async () => {
+test('after Approve: "You approved this. Waiting for Desk agent to send it", no countdown, Withdraw', async () => {
   const op = operation();
   const pending = ask(op);
   const page = await windowFor(op.operation_id);
@@ -198,7 +302,7 @@ test('after Approve: "waiting for Desk agent to send it", no countdown, Withdraw
   await page.locator('#approve').click();
   const result = await pending;
   expect(result.status).toBe('approved');
-  await expect(page.locator('#status')).toContainText('Approved — waiting for Desk agent to send it');
+  await expect(page.locator('#status')).toContainText('You approved this. Waiting for Desk agent to send it');
   await expect(page.locator('#countdown')).toBeHidden();
   await expect(page.locator('#withdraw')).toBeVisible();
   await shot(page, 'approved-waiting-light');
@@ -220,12 +324,17 @@ test('three waiting: the queue bar, "Decline all (3)" asks first, then each leav
   await expect(page.locator('#position')).toHaveText(/of 3/);
   await expect(page.locator('#queue-bar')).toBeVisible();
   await expect(page.locator('#decline-all')).toHaveText('Decline all (3)');
+  await expect(page.locator('#queue-bar #decline-all')).toBeVisible();
   await expect(page.locator('#prev')).toHaveAttribute('aria-keyshortcuts', 'Alt+ArrowLeft');
   await page.locator('#content[data-painted-key]').waitFor();
   await shot(page, 'queue-light');
   await page.locator('#decline-all').click();
   await expect(page.locator('#decline-all-confirm-box')).toBeVisible();
   await expect(page.locator('#decline-all-question')).toHaveText('Decline all 3 waiting requests? Nothing will be approved.');
+  // The question takes the buttons' place, and its confirm is no red button: declining is safe.
+  await expect(page.locator('#buttons')).toBeHidden();
+  await expect(page.locator('#decline-all-confirm')).toHaveText('Decline all 3');
+  await expect(page.locator('#decline-all-confirm')).not.toHaveClass(/danger/);
   await shot(page, 'decline-all-confirm-light');
   await page.emulateMedia({ colorScheme: 'dark' });
   await shot(page, 'decline-all-confirm-dark');
@@ -326,5 +435,5 @@ test('an agent gone offline: one notice, Decline still works', async () => {
   await expect(page.locator('#agent-gone')).toContainText('Phone agent is offline');
   await shot(page, 'agent-offline-light');
   await page.locator('#decline').click();
-  await expect(page.getByTestId('result')).toContainText('Declined');
+  await expect(page.getByTestId('result')).toContainText('You declined this');
 });

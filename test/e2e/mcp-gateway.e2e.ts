@@ -80,7 +80,7 @@ test('write_file asks in Countersign as a tool call; Approve writes the file onc
   const file = join(files, 'approved.txt');
   const call = client.callTool({ name: 'write_file', arguments: { path: file, content: 'approved by a person' } });
   const page = await openItem('write_file');
-  await expect(page.getByTestId('item-kind')).toHaveText(/A tool call on this computer, not a request from a Company/);
+  await expect(page.getByTestId('item-kind')).toHaveText(/a tool call, not a request from a Company/);
   await expect(page.getByTestId('origin')).toContainText('secure-filesystem-server');
   await expect(page.getByTestId('origin')).toContainText(FILESYSTEM);
   await expect(page.locator('h2', { hasText: 'written by Countersign' })).toBeVisible();

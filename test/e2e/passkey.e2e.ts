@@ -92,7 +92,16 @@ test('approve with the passkey: the SDK verifies the assertion over exactly this
   const { operation, pending } = ask('required');
   const { page } = await windowWithPasskey();
   await showing(page, operation.operation_id);
-  await expect(page.locator('#status')).toContainText('Approving this also needs your passkey');
+  await expect(page.locator('#approve')).toHaveText('Approve with passkey · pay $70.00');
+  // The passkey takes no line of the footer: at the opening size and at 125 % zoom the footer
+  // stays within 90 px and the summary starts above the fold.
+  for (const size of [{ width: 520, height: 490 }, { width: 416, height: 392 }]) {
+    await page.setViewportSize(size);
+    const main = (await page.locator('#content').boundingBox())!;
+    expect((await page.locator('#actions').boundingBox())!.height).toBeLessThanOrEqual(90);
+    expect((await page.getByTestId('summary').boundingBox())!.y + 24).toBeLessThanOrEqual(main.y + main.height);
+    expect(await page.locator('#approve').evaluate((b) => b.scrollWidth <= b.clientWidth + 1)).toBe(true);
+  }
   await page.screenshot({ path: 'test-results/passkey-window-required.png' });
   await page.locator('#approve').click();
   const result = await pending;
@@ -108,7 +117,9 @@ test('verification refused (the authenticator does not verify the person): no de
   await showing(page, operation.operation_id);
   await authenticator.cdp.send('WebAuthn.setUserVerified', { authenticatorId: authenticator.id, isUserVerified: false });
   await page.locator('#approve').click();
-  await expect(page.locator('#status')).toContainText('Not approved: your passkey did not confirm (NotAllowedError)');
+  // A refusal is said in words, not as the browser's error name.
+  await expect(page.locator('#status')).toContainText('The passkey was cancelled or took too long. Nothing was approved');
+  await expect(page.locator('#status')).not.toContainText('NotAllowedError');
   expect(await stateOf(page, operation.operation_id)).toBe('pending');
   await page.screenshot({ path: 'test-results/passkey-window-refused.png' });
   // The person tries again, and this time their passkey confirms.
@@ -170,7 +181,7 @@ test('finding: "Require my passkey for every approval": unchecking asks the pass
   const { operation, pending } = ask();
   const { page } = await windowWithPasskey();
   await showing(page, operation.operation_id);
-  await expect(page.locator('#status')).toContainText('Approving this also needs your passkey');
+  await expect(page.locator('#approve')).toHaveText(/^Approve with passkey/);
   await page.locator('#approve').click();
   const result = await pending;
   expect(result.status === 'approved' && result.userVerified).toBe(true);

@@ -8,14 +8,36 @@ import { formatPath, type PathSegment } from '../../review/values.ts';
 import type { ApprovalView } from '../snapshot';
 import type { Translate } from './i18n';
 import { textElements, type TextElements } from './text-elements';
-import { assessRisk, type Risk, type Said } from './risk';
+import { assessRisk, type Risk, type RiskItem, type Said } from './risk';
 import { describeRequest, sessionWords } from './request-words';
 import { factsOf } from './facts';
+import type { KeyFact } from '../../review/key-facts.ts';
 import { changedBanner } from './changed-banner';
 import { toolCallArguments } from './tool-call-arguments';
+import { toolCallAction, type ToolAction } from './tool-call-action';
 
 export type { Translate } from './i18n';
 export { textElements } from './text-elements';
+
+/**
+ * A finding of the review in the facts' own words: the key as the facts label it ("Price
+ * difference", not `price_difference`) and an amount as the facts format it ("$700.00", not
+ * "700.00 USD"), so the danger line and the facts above it read as one (docs/ui.md, "Danger").
+ */
+function sayFinding(t: Translate, item: RiskItem, facts: ReadonlyMap<string, KeyFact>): string {
+  const fact = item.path === undefined || item.path === '' ? undefined : facts.get(item.path);
+  if (fact === undefined || item.text === undefined) return say(t, item);
+  const substitutions = item.text.substitutions.map((s) => (s === item.path ? fact.label : fact.kind === 'money' && AMOUNT_AS_WRITTEN.test(s) ? fact.value : s));
+  return say(t, { ...item, text: { ...item.text, substitutions } });
+}
+
+/** How the review writes an amount in its sentences: "700.00 USD". */
+const AMOUNT_AS_WRITTEN = /^[-\u2212]?\d+(?:\.\d+)? [A-Z]{3}$/;
+
+/** Every fact of the terms by its path, for `sayFinding`. */
+function factsByPath(view: ApprovalView, t: Translate): Map<string, KeyFact> {
+  return new Map(view.toolCall ? [] : factsOf(view.operation.terms, t, 200).map((f) => [f.path, f]));
+}
 
 /** A module's sentence in the page's language when it carries its message, else as written. */
 export function say(t: Translate, said: Said): string {
@@ -39,12 +61,14 @@ export interface RenderedCard {
    * Approve arms: the end of what the decision covers, never of a cut text.
    */
   summary: HTMLElement;
+  /** For a tool call: what it will do, in plain words (tool-call-action.ts). */
+  action?: ToolAction;
 }
 
 /**
  * The body of the approval window for one revision, in the order a hurried person reads it:
- * what is wrong (if anything), who asks, how much and for whom, then the Company's own words,
- * then the technical details folded away (docs/ui.md, "The approval card"). Company text reaches
+ * what is wrong (if anything, in one line), who asks, how much and for whom, then the Company's
+ * own words, then every finding, then the technical details folded away (docs/ui.md, "The approval card"). Company text reaches
  * the DOM only as text nodes, except the summary, which goes through the summary pipeline (spec
  * section 3 "Formatting" and section 8).
  */
@@ -55,16 +79,15 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   // A tool call has no Company's words: the card shows the call itself, every argument whole.
   const args = view.toolCall ? toolCallArguments(el, view.toolCall, t) : undefined;
   const rendered = args ? undefined : renderSummaryView(view.operation.summary, doc, options.showAll ? { showAll: true } : {});
-  const risk = assessRisk(view, args ? args.hidden : rendered!.findings.length > 0);
+  const action = view.toolCall ? toolCallAction(view.toolCall) : undefined;
+  const risk = assessRisk(view, args ? args.hidden : rendered!.findings.length > 0, action);
   const formattingLimited = rendered?.formattingLimited ?? false;
 
-  if (risk.danger) card.append(riskBanner(el, risk, t));
+  const byPath = factsByPath(view, t);
+  if (risk.danger) card.append(riskBanner(el, risk, byPath, t));
   if (view.previous) card.append(changedBanner(el, view, t));
-  card.append(...(view.toolCall ? toolCallIdentity(el, view, view.toolCall, t) : identity(el, view, risk, t)));
+  card.append(...(view.toolCall ? toolCallIdentity(el, view, view.toolCall, action!, t) : identity(el, view, risk, t)));
   card.append(factsBlock(el, view, t));
-  const concerns = risk.items.filter((i) => i.severity !== 'info');
-  if (concerns.length > 0 || formattingLimited) card.append(concernList(el, concerns, formattingLimited, t));
-
   // A tool call's list is Countersign's own writing, and the heading says so.
   card.append(el('h2', t(view.toolCall ? 'toolCallSummaryHeading' : 'summaryHeading')));
   const summary = args ? args.section : companySummary(el, rendered!.fragment);
@@ -75,9 +98,12 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
     more.dataset.action = 'show-all';
     card.append(more);
   }
+  // The findings after the Company's words: the banner above says the top one, "Why?" comes here.
+  const concerns = risk.items.filter((i) => i.severity !== 'info');
+  if (concerns.length > 0 || formattingLimited) card.append(concernList(el, concerns, formattingLimited, byPath, t));
   if (view.previous) card.append(summaryDiff(el, view, t));
   card.append(technicalDetails(el, view, risk, t));
-  return { card, risk, summary };
+  return { card, risk, summary, ...(action ? { action } : {}) };
 }
 
 /** The Company's summary, as the summary pipeline rendered it. */
@@ -88,14 +114,21 @@ function companySummary(el: TextElements, fragment: DocumentFragment): HTMLEleme
   return summary;
 }
 
-/** Danger first: one line, and "Why?" that goes to the findings. */
-function riskBanner(el: TextElements, risk: Risk, t: Translate): HTMLElement {
+/**
+ * Danger first, in the words of the top finding ("The terms charge $700.00, but the summary says
+ * $7.00"), not a general alarm: a person reads the one line and knows what is wrong. How many
+ * more there are, and "Why?" that goes to all of them.
+ */
+function riskBanner(el: TextElements, risk: Risk, facts: ReadonlyMap<string, KeyFact>, t: Translate): HTMLElement {
   const banner = el('div', undefined, 'risk');
   banner.setAttribute('role', 'alert');
   banner.dataset.testid = 'risk';
   const icon = el('span', '\u26A0', 'icon');
   icon.setAttribute('aria-hidden', 'true');
-  const line = el('span', risk.originWarning ? t('riskOrigin') : t('riskBanner'));
+  const dangers = risk.items.filter((i) => i.severity === 'danger');
+  const top = dangers[0];
+  const line = el('span', top ? sayFinding(t, top, facts) : t('riskBanner'), 'line');
+  if (dangers.length > 1) line.append(' ', el('span', t.plural('riskMore', dangers.length - 1), 'more'));
   const why = el('button', t('riskWhy'), 'link');
   why.type = 'button';
   why.dataset.action = 'why';
@@ -138,23 +171,42 @@ function identity(el: TextElements, view: ApprovalView, risk: Risk, t: Translate
 }
 
 /**
- * Who asks for a tool call: the agent and the tool, which kind of item this is (not a Company's
- * request), and the server as it introduced itself with how it is reached.
+ * A tool call leads with what will happen, in plain words ("Replace the file report.txt", "Run a
+ * command"), with the whole path or command under it (docs/ui.md, "A tool call"). The server's
+ * own description follows as its claim; the tool, how the server is reached and who asks are in
+ * the facts, once.
  */
-function toolCallIdentity(el: TextElements, view: ApprovalView, call: NonNullable<ApprovalView['toolCall']>, t: Translate): HTMLElement[] {
-  const agent = inspectText(view.agentName, { singleLine: true }).display;
-  const tool = inspectText(call.tool, { singleLine: true }).display;
-  const heading = el('h1', t('toolCallHeading', [agent, tool]), 'heading');
+function toolCallIdentity(el: TextElements, view: ApprovalView, call: NonNullable<ApprovalView['toolCall']>, action: ToolAction, t: Translate): HTMLElement[] {
+  const heading = el('h1', t(`toolAction_${action.verb}`, [action.short ?? action.target, action.to ?? '']), 'heading');
   heading.id = 'company-heading';
   heading.tabIndex = -1;
-  const kind = el('p', t('toolCallKind'), 'kind');
-  kind.dataset.testid = 'item-kind';
+  heading.dataset.testid = 'tool-action';
+  heading.title = action.target;
+  const out: HTMLElement[] = [heading];
+  // The whole path or command, once, under the heading that may name only its last part.
+  if (action.verb === 'run' || (action.short !== undefined && action.short !== action.target) || action.to !== undefined) {
+    const target = el('p', undefined, 'action-target', true);
+    target.dataset.testid = 'action-target';
+    target.append(el('code', action.target, undefined, true));
+    if (action.to !== undefined) target.append(' \u2192 ', el('code', action.to, undefined, true));
+    out.push(target);
+  }
+  if (call.description !== undefined && call.description !== '') {
+    const described = el('p', undefined, 'described');
+    described.dataset.testid = 'tool-description';
+    described.append(el('span', t('toolCallDescribed'), 'muted'), ' ', el('span', inspectText(call.description, { singleLine: true }).display, undefined, true));
+    out.push(described);
+  }
+  return out;
+}
+
+/** The server, once: its name as it calls itself and how it is reached (a command line or an address). */
+function serverLine(call: NonNullable<ApprovalView['toolCall']>, t: Translate): string {
   const server = inspectText(call.server.name, { singleLine: true }).display;
   const reached = call.server.reached_by;
   const how = reached.transport === 'stdio' ? [reached.command, ...reached.args].map(shellWord).join(' ') : reached.url;
-  const line = el('p', t(reached.transport === 'stdio' ? 'toolCallServerStdio' : 'toolCallServerHttp', [server, inspectText(how, { singleLine: true }).display]), 'origin', true);
-  line.dataset.testid = 'origin';
-  return [heading, kind, line];
+  const tool = inspectText(call.tool, { singleLine: true }).display;
+  return t(reached.transport === 'stdio' ? 'toolCallServerStdio' : 'toolCallServerHttp', [server, inspectText(how, { singleLine: true }).display, tool]);
 }
 
 /** One word of a command line as a person would type it: quoted when it has spaces or quotes. */
@@ -162,10 +214,15 @@ function shellWord(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Terms facts in the block: the amount and two more fit the opening size; all of them are beside the buttons. */
+/** Terms facts in the block: what matters most, three at most; every value is in Technical details. */
 const FACTS_SHOWN = 3;
 
-/** How much, for whom and who asked: from the terms as data, never from the summary. */
+/**
+ * How much, what changes and for whom, from the terms as data, never from the summary: facts by
+ * meaning (money, then old → new, then dates, numbers and words; docs/ui.md, "Key facts").
+ * References that only identify the thing (order and item IDs) are in Technical details: they
+ * answer no question the person asks before deciding.
+ */
 function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
   const block = el('dl', undefined, 'facts');
   block.dataset.testid = 'facts';
@@ -178,22 +235,27 @@ function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLEle
     block.append(el('dt', label, undefined, true), dd);
     return dd;
   };
-  if (view.toolCall) {
-    row(t('factsLabelTool'), view.toolCall.tool, 'fact', 'tool');
-    row(t('factsLabelServer'), view.toolCall.server.name, 'fact', 'server');
-  }
-  const facts = view.toolCall ? [] : factsOf(view.operation.terms, t);
+  if (view.toolCall) row(t('factsLabelTool'), serverLine(view.toolCall, t), 'fact', 'server');
+  const facts = view.toolCall ? [] : factsOf(view.operation.terms, t).filter((f) => f.kind !== 'identifier');
   for (const fact of facts.slice(0, FACTS_SHOWN)) {
     const dd = row(fact.label, fact.value, fact.kind === 'money' ? 'money' : 'fact', fact.kind === 'money' ? 'money' : undefined);
+    // An old → new pair: the old value first, struck, then the new one the person gets.
+    if (fact.before !== undefined) dd.prepend(el('span', fact.before, 'before', true), el('span', ' \u2192 ', 'arrow'));
     // Which way the money goes, in words, when the terms say it: the eye lands on the amount.
     const way = fact.direction === 'charge' ? 'factYouPay' : fact.direction === 'refund' ? 'factBackToYou' : undefined;
     if (way) dd.append(' ', el('span', t(way), 'direction'));
   }
-  if (facts.length === 0 && !view.toolCall) {
+  if (!view.toolCall && facts.length === 0) {
     block.append(el('dt', t('factsLabelTerms')), el('dd', t('factsNoTerms'), 'fact'));
   }
-  const forWhom = el('dd', view.toolCall ? t('factsThisComputer') : sessionWords(view.session, t), 'for-whom');
+  const forWhom = el('dd', undefined, 'for-whom');
   forWhom.dataset.testid = 'for-whom';
+  // Which kind of item this is, where a Company's request says whose session it acts in.
+  if (view.toolCall) {
+    const kind = el('span', t('factsThisComputer'));
+    kind.dataset.testid = 'item-kind';
+    forWhom.append(kind);
+  } else forWhom.textContent = sessionWords(view.session, t);
   block.append(el('dt', t('factsLabelFor')), forWhom);
   // Two agents may share a name (one of them could be any local process): the key tells them apart.
   const agent = el('dd', undefined, 'agent');
@@ -204,14 +266,14 @@ function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLEle
 }
 
 /** Danger and warnings, each once, in the page's language; info notes in their own neutral style. */
-function concernList(el: TextElements, items: Risk['items'], formattingLimited: boolean, t: Translate): HTMLElement {
+function concernList(el: TextElements, items: Risk['items'], formattingLimited: boolean, facts: ReadonlyMap<string, KeyFact>, t: Translate): HTMLElement {
   const section = el('section', undefined, 'concerns');
   section.id = 'risk-details';
   section.tabIndex = -1;
   section.append(el('h2', t('findingsHeading')));
   const list = el('ul', undefined, 'findings');
   list.dataset.testid = 'findings';
-  for (const item of items) list.append(el('li', say(t, item), `finding ${item.severity}`));
+  for (const item of items) list.append(el('li', sayFinding(t, item, facts), `finding ${item.severity}`));
   if (formattingLimited) list.append(el('li', t('formattingLimited'), 'finding info'));
   section.append(list);
   return section;

@@ -8,8 +8,9 @@ import { pageTranslator, type Translate } from './i18n';
 import { PairingCard, pairedCard } from './pairing-card';
 import { isResult, renderResultCard } from './result-card';
 import { EXPIRY_WARNING_MS, formatRemaining } from './countdown';
-import { youApproveText } from './facts';
-import { showsSignedCall, toolCallYouApprove } from './tool-call-arguments';
+import { showsSignedCall } from './tool-call-arguments';
+import { approveGate } from './approve-gate';
+import { approveLabel } from './approve-label';
 import { inspectText } from '../../summary/text-inspection.ts';
 import type { ApprovalView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
@@ -27,6 +28,17 @@ function loadCeremony(): Promise<typeof import('./passkey-ceremony')> {
 }
 
 export { formatRemaining } from './countdown';
+
+/**
+ * Why the passkey did not approve, in words (docs/ui.md, "Passkey"): a cancel or a timeout is the
+ * common case and is no error of the person's; the browser's own error name is for the rest only.
+ */
+function passkeyFailure(error: unknown, t: Translate): string {
+  const name = error instanceof DOMException ? error.name : '';
+  if (name === 'NotAllowedError' || name === 'TimeoutError' || name === 'AbortError') return t('passkeyCancelled');
+  if (name === 'InvalidStateError' || name === 'SecurityError' || name === 'NotSupportedError') return t('passkeyUnavailable');
+  return t('passkeyFailed', [error instanceof Error ? error.message : String(error)]);
+}
 
 type Browser = typeof browserApi;
 
@@ -61,11 +73,11 @@ function elements(doc: Document) {
     results: $('results'),
     content: $('content'),
     actions: $('actions'),
-    youApprove: $('you-approve'),
+    buttons: $('buttons'),
     countdown: $('countdown'),
     status: $('status'),
     announce: $('announce'),
-    readHint: $('read-hint'),
+    readHint: $<HTMLButtonElement>('read-hint'),
     riskAck: $('risk-ack'),
     riskAckBox: $<HTMLInputElement>('risk-ack-box'),
     confirmBox: $('decline-all-confirm-box'),
@@ -91,7 +103,6 @@ function labelStatic(ui: Elements, doc: Document, t: Translate): void {
   ui.bridgeDown.textContent = t('bridgeDown');
   doc.getElementById('risk-ack-text')!.textContent = t('riskAcknowledge');
   ui.confirmCancel.textContent = t('cancel');
-  ui.confirmAll.textContent = t('declineAllConfirm');
 }
 
 /**
@@ -283,19 +294,15 @@ class ApprovalWindow {
     const danger = pending && !!this.card?.risk.danger;
     ui.actions.classList.toggle('danger', danger);
     ui.actions.hidden = !view;
-    // What a click on Approve grants, from the terms as data (spec section 3: the terms hold what
-    // the summary says in words); the summary can claim anything, this line cannot be written by it.
-    // A tool call's line names the whole call: a few of its arguments here would leave out the rest.
-    ui.youApprove.textContent = !pending ? '' : view.toolCall ? toolCallYouApprove(view.toolCall, t) : youApproveText(view.operation.terms, t);
-    ui.youApprove.hidden = !pending;
     const statusKey = view ? ACTIVE_STATUS[view.state] : undefined;
     ui.status.textContent = statusKey && view ? t(statusKey, inspectText(view.agentName, { singleLine: true }).display) : '';
-    // The passkey step's own word on this item outlives re-renders; else say Approve needs it.
+    // The passkey step's own word on this item outlives re-renders; Approve itself says it needs one.
     if (pending && this.passkeyNote?.key === view.key) ui.status.textContent = this.passkeyNote.text;
-    else if (pending && view.userVerification === 'required') ui.status.textContent = t('passkeyRequiredNote');
     if (pending && view.userVerification === 'required') void loadCeremony();
     ui.riskAck.hidden = !danger;
-    ui.approve.textContent = danger ? t('approveAnyway') : t('approve');
+    // What a click on Approve does, on the button, from the terms as data (spec section 3: the
+    // terms hold what the summary says in words): the summary can claim anything, not this.
+    ui.approve.textContent = view ? approveLabel(view, danger, this.card?.action, t) : t('approve');
     ui.approve.className = `${danger ? 'secondary' : 'primary'} armed-button`;
     ui.decline.className = danger ? 'primary' : 'secondary';
     ui.decline.hidden = !view || (view.state !== 'pending' && view.state !== 'held');
@@ -304,8 +311,13 @@ class ApprovalWindow {
     const waiting = items.filter((v) => v.state === 'pending' || v.state === 'held').length;
     ui.declineAll.hidden = waiting < 2;
     ui.declineAll.textContent = t('declineAllCount', String(waiting));
-    ui.confirmBox.hidden = !this.confirmingDeclineAll || waiting < 2;
+    // The question takes the buttons' place while it is asked: the footer never grows for it.
+    const confirming = this.confirmingDeclineAll && waiting >= 2;
+    ui.confirmBox.hidden = !confirming;
+    ui.buttons.hidden = confirming;
+    ui.actions.classList.toggle('confirming', confirming);
     ui.confirmQuestion.textContent = t.plural('declineAllQuestion', waiting);
+    ui.confirmAll.textContent = t('declineAllConfirmCount', String(waiting));
   }
 
   /** The end of the summary is inside the scrolling area's view (or there is nothing to scroll). */
@@ -385,18 +397,24 @@ class ApprovalWindow {
       this.changesOpenedFor = view.key;
       this.gate.restart(now, this.focused());
     }
-    const read = summaryRead && (!more || view.state !== 'pending' || this.changesOpenedFor === view.key);
-    const left = deadlineOf(view.operation.expires_at) - now;
-    const blocked = left <= 0 || !bridgeUp || view.state !== 'pending';
-    const riskOk = !this.card?.risk.danger || this.riskAcknowledged;
-    const signed = !view.toolCall || this.signedShown === view;
-    ui.approve.disabled = blocked || !riskOk || !read || !signed || !this.gate.ready(now);
+    const state = approveGate({
+      pending: view.state === 'pending',
+      expired: deadlineOf(view.operation.expires_at) - now <= 0,
+      bridgeUp,
+      danger: !!this.card?.risk.danger,
+      riskAcknowledged: this.riskAcknowledged,
+      summaryRead,
+      changesOpened: more ? this.changesOpenedFor === view.key : null,
+      signed: !view.toolCall || this.signedShown === view,
+      armed: this.gate.ready(now),
+    });
+    ui.approve.disabled = !state.enabled;
     // The fill shows the delay only while the delay is all that holds Approve back.
-    ui.approve.classList.toggle('arming', !blocked && riskOk && read && signed && !this.gate.ready(now));
+    ui.approve.classList.toggle('arming', state.arming);
     ui.approve.style.setProperty('--armed', String(this.gate.progress(now)));
-    ui.approve.setAttribute('aria-description', !blocked && !this.gate.ready(now) ? t('approveWaiting') : '');
-    ui.readHint.hidden = read || blocked;
-    ui.readHint.textContent = summaryRead ? t('openChangesToApprove') : t('readToEnd');
+    ui.approve.setAttribute('aria-description', state.waiting ? t('approveWaiting') : '');
+    ui.readHint.hidden = state.hint === null;
+    if (state.hint !== null) ui.readHint.textContent = t(state.hint);
   }
 
   /** The time left, in words; a warning from 30 s before expiry, announced once. Stops after Approve. */
@@ -443,6 +461,12 @@ class ApprovalWindow {
       // Ticking the box is not reading the card: the delay starts over from the tick.
       this.gate.restart(Date.now(), this.focused());
       this.tick();
+    });
+    ui.readHint.addEventListener('click', () => {
+      // A page down, or to the closed changes at the top: the gate itself still waits for the end.
+      const more = this.card?.card.querySelector<HTMLElement>('details.more-changes:not([open])');
+      if (this.summaryReadFor === this.currentKey && more) more.scrollIntoView({ block: 'center' });
+      else ui.content.scrollBy({ top: ui.content.clientHeight * 0.85 });
     });
     ui.prev.addEventListener('click', () => this.move(-1));
     ui.next.addEventListener('click', () => this.move(1));
@@ -513,8 +537,7 @@ class ApprovalWindow {
       if (answer?.error !== undefined) throw new Error(answer.error.message);
       this.passkeyNote = undefined;
     } catch (error) {
-      const reason = error instanceof DOMException ? error.name : error instanceof Error ? error.message : String(error);
-      this.showPasskeyNote(key, this.t('passkeyFailed', [reason]));
+      this.showPasskeyNote(key, passkeyFailure(error, this.t));
       // Approve can be clicked again, after its arm delay once more: the item is still pending.
       this.gate.restart(Date.now(), this.focused());
       this.tick();

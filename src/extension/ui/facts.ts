@@ -1,12 +1,12 @@
 import { CountersignError } from '../../protocol/errors.ts';
-import { factChanges, factFindings, keyFacts, youApproveLine, type KeyFact } from '../../review/key-facts.ts';
+import { factChanges, factFindings, keyFacts, type KeyFact } from '../../review/key-facts.ts';
 import type { ReviewFinding } from '../../review/types.ts';
 import type { Translate } from './i18n';
 
 /**
- * The one formatter of terms for the window: the key-facts block under the heading, the
- * "You approve" line beside the buttons and the "what changed" banner all read the terms through
- * here, so the three can never show an amount two ways (spec section 3: the terms hold what the
+ * The one formatter of terms for the window: the key-facts block under the heading, the amount
+ * on Approve and the "what changed" banner all read the terms through here, so the three can
+ * never show an amount two ways (spec section 3: the terms hold what the
  * summary says in words).
  */
 export function factsOf(terms: Record<string, unknown> | undefined, t: Translate, limit?: number): KeyFact[] {
@@ -30,15 +30,6 @@ function readable<T>(read: () => T[]): T[] {
 /** The dangers of how the terms are shown: a value Intl cannot format, shown exactly as written. */
 export function factDangers(terms: Record<string, unknown> | undefined): ReviewFinding[] {
   return readable(() => factFindings(terms));
-}
-
-/** Amounts first, then what identifies the thing: four fit two lines beside the buttons. */
-export const YOU_APPROVE_FACTS = 4;
-
-/** "You approve: Price difference $70.00 · Order ID ord_7Hk2", or the sentence for no terms. */
-export function youApproveText(terms: Record<string, unknown> | undefined, t: Translate): string {
-  const facts = factsOf(terms, t, YOU_APPROVE_FACTS);
-  return facts.length > 0 ? t('youApprove', youApproveLine(facts)) : t('youApproveNoTerms');
 }
 
 export interface FactChange {

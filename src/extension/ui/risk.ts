@@ -7,6 +7,7 @@ import type { MessageText } from '../../summary/message-text.ts';
 import type { ApprovalView } from '../snapshot';
 import { requestBody } from './request-words';
 import { factDangers } from './facts';
+import type { ToolAction } from './tool-call-action';
 
 /** A sentence a module wrote for the person, with the message it comes from when it has one. */
 export interface Said {
@@ -18,6 +19,8 @@ export interface RiskItem extends Said {
   severity: 'danger' | 'warning' | 'info';
   /** Where it came from: the review of the terms, the Company's name, its web address, or a tool call's own flags. */
   source: 'review' | 'name' | 'origin' | 'summary' | 'call';
+  /** For a finding of the review: where in the terms (`price_difference`), to name it as the facts do. */
+  path?: string;
 }
 
 /**
@@ -55,7 +58,7 @@ function originSeverity(code: OriginWarningCode, asciiHost: string): RiskItem['s
 }
 
 function fromFinding(f: ReviewFinding): RiskItem {
-  return { severity: f.severity, source: 'review', message: f.message, text: f.text };
+  return { severity: f.severity, source: 'review', message: f.message, text: f.text, path: f.path };
 }
 
 /** At most this many of a call's flags become danger lines; the card lists them all in its arguments. */
@@ -80,7 +83,19 @@ function callFlags(view: ApprovalView): RiskItem[] {
     });
 }
 
-export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk {
+/**
+ * A tool call that deletes, or whose server marks the tool destructive (MCP `destructiveHint`):
+ * a danger, so Decline leads. The server's hints only ever add caution (docs/ui.md, "A tool call").
+ */
+function destructive(view: ApprovalView, action: ToolAction | undefined): RiskItem[] {
+  if (!action?.destructive) return [];
+  if (view.toolCall?.annotations?.destructiveHint === true) {
+    return [{ severity: 'danger', source: 'call', message: 'The server marks this tool as destructive: it may delete or overwrite data.', text: { key: 'toolCallDestructiveHint', substitutions: [] } }];
+  }
+  return [{ severity: 'danger', source: 'call', message: `This deletes ${action.target}.`, text: { key: 'toolCallDeletes', substitutions: [action.target] } }];
+}
+
+export function assessRisk(view: ApprovalView, summaryHasHidden: boolean, action?: ToolAction): Risk {
   const name = inspectText(view.company.name, { singleLine: true });
   const items: RiskItem[] = [];
   for (const f of name.findings) items.push({ severity: 'danger', source: 'name', message: f.message, text: f.text });
@@ -93,7 +108,7 @@ export function assessRisk(view: ApprovalView, summaryHasHidden: boolean): Risk 
   items.push(...review.findings.map(fromFinding));
   // A value of the terms shown as written because Intl cannot format it (docs/ui.md, "Key facts").
   if (!view.toolCall) items.push(...factDangers(view.operation.terms).map(fromFinding));
-  items.push(...callFlags(view));
+  items.push(...destructive(view, action), ...callFlags(view));
   items.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
   return {
     danger: items.some((i) => i.severity === 'danger'),

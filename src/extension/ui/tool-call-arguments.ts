@@ -33,7 +33,7 @@ export function toolCallArguments(el: TextElements, call: ShownToolCall, t: Tran
   section.append(el('p', count === 0 ? t('toolCallNoArguments', tool) : t.plural('toolCallArgumentsLead', count, [tool]), 'lead'));
   const state = { hidden: false };
   if (count > 0) {
-    const list = members(el, t, call.arguments, state);
+    const list = members(el, t, call.arguments, state, true);
     list.classList.add('arguments');
     list.dataset.testid = 'arguments';
     for (const row of list.children) (row as HTMLElement).dataset.testid = 'argument';
@@ -52,21 +52,17 @@ export async function showsSignedCall(view: Pick<ApprovalView, 'toolCall' | 'ope
   return (await toolCallRevision(view.toolCall)) === view.operation.revision;
 }
 
-/** The line beside the buttons for a tool call: the tool and the count of arguments, all of them on the card. */
-export function toolCallYouApprove(call: ShownToolCall, t: Translate): string {
-  const tool = inspectText(call.tool, { singleLine: true }).display;
-  const count = Object.keys(call.arguments).length;
-  return count === 0 ? t('toolCallYouApproveNoArguments', tool) : t.plural('toolCallYouApprove', count, [tool]);
-}
-
 /** Rows of an object's members (or a list's elements, named by position). */
-function members(el: TextElements, t: Translate, value: object, state: { hidden: boolean }): HTMLElement {
+function members(el: TextElements, t: Translate, value: object, state: { hidden: boolean }, top = false): HTMLElement {
   const list = el('dl', undefined, 'members');
-  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : canonicalEntries(value as Record<string, unknown>);
+  const canonical: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : canonicalEntries(value as Record<string, unknown>);
+  // What the hook binds the approval to (hashes of the input and of the files on disk) is read
+  // last: the call itself comes first. Still every member, each whole.
+  const entries = top ? [...canonical.filter(([n]) => !isBinding(n)), ...canonical.filter(([n]) => isBinding(n))] : canonical;
   for (const [name, member] of entries) {
-    const row = el('div', undefined, 'member');
+    const row = el('div', undefined, top && isBinding(name) ? 'member binding' : 'member');
     const shown = inspectText(name, { singleLine: true });
-    if (shown.findings.length > 0) state.hidden = true;
+    if (worthWarning(shown)) state.hidden = true;
     const dt = el('dt', undefined, Array.isArray(value) ? 'name index' : 'name', true);
     appendText(el, dt, shown);
     const dd = el('dd', undefined, 'value');
@@ -77,13 +73,18 @@ function members(el: TextElements, t: Translate, value: object, state: { hidden:
   return list;
 }
 
+/** The hook's own members that bind the approval (docs/coding-agents.md, "What the card shows"). */
+function isBinding(name: string): boolean {
+  return name === 'countersign_input_sha256' || name === 'countersign_files';
+}
+
 /** One value: text as text, a number, true, false or null as written, an object or list as rows. */
 function valueOf(el: TextElements, t: Translate, value: unknown, state: { hidden: boolean }): HTMLElement {
   if (typeof value === 'string') {
     // An empty text would be an empty row: say it in words, styled apart from any text.
     if (value === '') return el('span', t('toolCallEmptyText'), 'empty');
     const shown = inspectText(value);
-    if (shown.findings.length > 0) state.hidden = true;
+    if (worthWarning(shown)) state.hidden = true;
     const span = el('span', undefined, 'text', true);
     appendText(el, span, shown);
     return span;
@@ -95,6 +96,11 @@ function valueOf(el: TextElements, t: Translate, value: unknown, state: { hidden
   if (Array.isArray(value)) nested.append(el('span', t.plural('toolCallListOf', size), 'kind'));
   nested.append(members(el, t, value, state));
   return nested;
+}
+
+/** A hidden character worth a warning: not a mere odd space (a no-break space in a file is common). */
+function worthWarning(shown: ReturnType<typeof inspectText>): boolean {
+  return shown.findings.some((f) => f.severity !== 'info');
 }
 
 /** The inspected text, with each hidden character's token marked so it stands out from the text. */

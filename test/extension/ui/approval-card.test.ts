@@ -71,14 +71,16 @@ describe('approval card: the risk banner (docs/ui.md "Danger")', () => {
     const banner = $('[data-testid="risk"]')!;
     expect(card.firstElementChild).toBe(banner);
     expect(banner.getAttribute('role')).toBe('alert');
-    expect(textOf(banner)).toContain(t('riskBanner'));
+    // The top finding itself, in the facts' words: the label, and the amount as the facts show it.
+    expect(textOf(banner)).toContain('The terms set Price difference to $700.00, but the summary does not state that amount.');
+    expect(textOf(banner)).not.toContain(t('riskBanner'));
     expect(banner.querySelector<HTMLButtonElement>('button[data-action="why"]')?.textContent).toBe(t('riskWhy'));
     expect($('[data-testid="findings"] li.finding.danger')).not.toBeNull();
   });
 
   it('danger from the address: the banner says the address may not be who it claims', () => {
     const { $, t } = render(jacketView({ url: SPELLS }));
-    expect(textOf($('[data-testid="risk"]'))).toContain(t('riskOrigin'));
+    expect(textOf($('[data-testid="risk"]'))).toContain('This site is checkout-secure.co.');
     expect(textOf($('[data-testid="risk"]'))).not.toContain(t('riskBanner'));
   });
 });
@@ -124,10 +126,15 @@ describe('approval card: key facts (how much, for whom, who asked)', () => {
     expect(textOf(money.querySelector('.direction'))).toBe('back to you');
   });
 
-  it('three terms facts at most, then "For" and "Asked by" with the agent\'s name and key', () => {
+  it('three terms facts at most, by meaning, references left to Technical details; then "For" and "Asked by" with the agent\'s name and key', () => {
     const { $, t } = render(jacketView());
     const labels = [...$('[data-testid="facts"]')!.querySelectorAll('dt')].map(textOf);
-    expect(labels).toEqual(['Price difference', 'Order ID', 'Item ID', t('factsLabelFor'), t('factsLabelAgent')]);
+    // The jacket's other terms are IDs: they answer no question the person asks before deciding.
+    expect(labels).toEqual(['Price difference', t('factsLabelFor'), t('factsLabelAgent')]);
+    expect(textOf($('[data-testid="terms"]'))).toContain('ord_7Hk2');
+    const flight = render(jacketView({ operation: jacketOperation({ terms: { booking_ref: 'SL-88QX', old_departure: '2026-12-10T07:05:00+01:00', new_departure: '2026-12-10T09:40:00+01:00', fare_difference: { amount: '45.00', currency: 'EUR' }, cabin: 'Economy', seat: '22A' } }) }));
+    const rows = [...flight.$('[data-testid="facts"]')!.querySelectorAll('dt')].map((dt) => `${textOf(dt)}: ${textOf(dt.nextElementSibling)}`);
+    expect(rows.slice(0, 3)).toEqual(['Fare difference: €45.00 you pay', expect.stringMatching(/^Departure: Dec 10, 2026, 7:05\sAM UTC\+01:00 → Dec 10, 2026, 9:40\sAM UTC\+01:00$/), 'Cabin: Economy']);
     expect(textOf($('[data-testid="for-whom"]'))).toBe('Your account “alex@example.com”');
     expect(textOf($('[data-testid="agent"]'))).toBe('Desk agent 7Q2M-X9KD');
   });
@@ -196,10 +203,10 @@ describe('approval card: every visible text is a message or marked data-value (d
     const { $, t } = render(jacketView());
     const block = $('[data-testid="facts"]')!;
     const dts = [...block.querySelectorAll('dt')];
-    for (const dt of dts.slice(0, 3)) expect(dt.hasAttribute('data-value'), textOf(dt)).toBe(true);
+    expect(dts[0]!.hasAttribute('data-value'), textOf(dts[0])).toBe(true);
     for (const value of block.querySelectorAll('dd.money > .value, dd.fact > .value')) expect(value.hasAttribute('data-value')).toBe(true);
-    expect(block.querySelectorAll('dd > .value[data-value]')).toHaveLength(3);
-    expect(textOf(dts[3])).toBe(t('factsLabelFor'));
+    expect(block.querySelectorAll('dd > .value[data-value]')).toHaveLength(1);
+    expect(textOf(dts[1])).toBe(t('factsLabelFor'));
   });
 
   const cases: Array<[string, ApprovalView]> = [
@@ -245,18 +252,31 @@ describe('a tool call from countersign-mcp (docs/mcp-gateway.md, "What you appro
     return jacketView({ url: 'https://unused.example', company: req.company, origin: null, operation: req.operation, request: req.request, session: req.session, toolCall: { server: req.toolCall!.server, tool: 'write_file', arguments: req.toolCall!.arguments } });
   }
 
-  it('says which kind of item it is, names the server and how it is started, and heads the summary as Countersign\'s own', async () => {
+  it('leads with what will happen in plain words, then who asks; names the server and how it is started once', async () => {
     const { card, t, $ } = render(await toolCallView());
-    expect($('#company-heading')?.textContent).toBe('Desk agent wants to call the tool write_file');
-    expect($('[data-testid="item-kind"]')?.textContent).toMatch(/^A tool call on this computer, not a request from a Company\./);
-    // The command is who the server is; the name it gives itself is shown as its claim only.
-    expect($('[data-testid="origin"]')?.textContent).toBe("A server started with: npx @modelcontextprotocol/server-filesystem '/home/me/my notes' — it calls itself “secure-filesystem-server” (its own claim, not checked)");
-    expect(textOf(card)).toContain('What will be called, written by Countersign from what your agent is about to call');
+    expect($('#company-heading')?.textContent).toBe('Create or replace the file a.txt');
+    expect($('[data-testid="action-target"]')?.textContent).toBe('/home/me/my notes/a.txt');
+    expect($('[data-testid="item-kind"]')?.textContent).toBe('this computer: a tool call, not a request from a Company');
+    // The command is who the server is; the name it gives itself is in quotes, its own words.
+    expect($('[data-testid="server"]')?.textContent).toBe("write_file of “secure-filesystem-server”, a server started with npx @modelcontextprotocol/server-filesystem '/home/me/my notes'");
+    expect(textOf(card).split('npx @modelcontextprotocol').length).toBe(2);
+    expect(textOf(card)).toContain('Every argument of the call, as your agent will send it');
     expect(textOf(card)).not.toContain('in the Company’s words');
-    expect($('[data-testid="tool"]')?.textContent).toBe('write_file');
-    expect($('[data-testid="server"]')?.textContent).toBe('secure-filesystem-server');
-    expect($('[data-testid="for-whom"]')?.textContent).toBe('this computer (no Company involved)');
+    expect($('[data-testid="for-whom"]')?.textContent).toBe('this computer: a tool call, not a request from a Company');
     expect(unmarked(card, t.shown)).toEqual([]);
+  });
+
+  it("shows the server's description as its own words, plain text, and a destructive hint as a danger", async () => {
+    const view = await toolCallView();
+    const hinted = { ...view, toolCall: { ...view.toolCall!, description: 'Writes <b>files</b>', annotations: { destructiveHint: true } } };
+    const { risk, $ } = render(hinted);
+    expect($('[data-testid="tool-description"]')?.textContent).toBe('The server describes the tool: Writes <b>files</b>');
+    expect($('[data-testid="tool-description"] b')).toBeNull();
+    expect(risk.danger).toBe(true);
+    expect($('[data-testid="risk"]')?.textContent).toContain('The server marks this tool as destructive');
+    // A read-only hint never lowers what the card does.
+    const readOnly = render({ ...view, toolCall: { ...view.toolCall!, annotations: { readOnlyHint: true } } });
+    expect(readOnly.$('#company-heading')?.textContent).toBe('Create or replace the file a.txt');
   });
 
   it('shows the arguments as typed: no emphasis or HTML of theirs takes effect', async () => {

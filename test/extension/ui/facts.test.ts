@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { changedFacts, factsOf, youApproveText, YOU_APPROVE_FACTS } from '../../../src/extension/ui/facts';
+import { changedFacts, factsOf } from '../../../src/extension/ui/facts';
 import { translator } from '../../../src/extension/ui/i18n';
 import { chromeGetMessage, englishMessages, englishTranslate } from './locale-table';
 import { T700, TERMS } from './jacket-view';
@@ -25,20 +25,6 @@ describe('facts: factsOf (spec section 3: the facts come from the terms, never t
   it('no terms, or terms the review cannot read, give no facts (and never throw)', () => {
     expect(factsOf(undefined, t)).toEqual([]);
     expect(factsOf(['not', 'an', 'object'] as unknown as Record<string, unknown>, t)).toEqual([]);
-  });
-});
-
-describe('facts: youApproveText (the line beside the buttons)', () => {
-  it('names the first four facts, amount first', () => {
-    expect(YOU_APPROVE_FACTS).toBe(4);
-    expect(youApproveText(TERMS, t)).toBe('You approve: Price difference $70.00 · Order ID ord_7Hk2 · Item ID itm_4Qa · Replacement SKU stormline-insulated-m');
-    const five = { ...TERMS, shipping_method: 'courier_2day' };
-    expect(youApproveText(five, t)).not.toContain('courier_2day');
-  });
-
-  it('no terms → the sentence that says the summary is all there is', () => {
-    expect(youApproveText(undefined, t)).toBe(t('youApproveNoTerms'));
-    expect(youApproveText({}, t)).toBe(t('youApproveNoTerms'));
   });
 });
 

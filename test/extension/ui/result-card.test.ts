@@ -33,7 +33,7 @@ describe('result card: one item that left the queue (docs/ui.md "Outcomes")', ()
   it('performed: an "ok" card naming the Company; what was done follows in a line of its own', () => {
     const c = card([jacketView({ state: 'performed', updatedAt: AT })]);
     expect(c.classList.contains('ok')).toBe(true);
-    expect(textOf(c.querySelector('.heading'))).toBe(`Done — ${STORMLINE.name} did it at ${short(AT)}.`);
+    expect(textOf(c.querySelector('.heading'))).toBe(`You approved this, and ${STORMLINE.name} did it at ${short(AT)}.`);
     const what = c.querySelector('.what')!;
     expect(textOf(what)).toBe('Stormline Outfitters · Price difference $70.00 · Order ID ord_7Hk2');
     expect(what.hasAttribute('data-value')).toBe(true);

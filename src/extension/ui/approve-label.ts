@@ -1,0 +1,30 @@
+import type { ApprovalView } from '../snapshot';
+import { factsOf } from './facts';
+import type { Translate } from './i18n';
+import type { ToolAction } from './tool-call-action';
+
+/**
+ * The words on Approve: what the click does, from data, never from the summary (docs/ui.md, "The
+ * footer"). "Approve · pay $70.00" when the terms hold one amount the person pays, "Approve · get
+ * $20.00 back" for one refund, "Approve · replace file" for a tool call; with a passkey "Approve
+ * with passkey"; with a danger "Approve anyway". Two amounts, or one that goes neither way, leave
+ * the button plain: the facts above it say them, and a button cannot say two amounts clearly.
+ */
+export function approveLabel(view: ApprovalView, danger: boolean, action: ToolAction | undefined, t: Translate): string {
+  const base = danger ? t('approveAnyway') : view.userVerification === 'required' ? t('approveWithPasskey') : t('approve');
+  const what = consequence(view, action, t);
+  return what === undefined ? base : t('approveConsequence', [base, what]);
+}
+
+function consequence(view: ApprovalView, action: ToolAction | undefined, t: Translate): string | undefined {
+  if (view.toolCall) {
+    if (action === undefined) return undefined;
+    return action.verb === 'changeFiles' ? t.plural('toolConsequenceFiles', Number(action.target), [action.target]) : t(`toolConsequence_${action.verb}`);
+  }
+  const money = factsOf(view.operation.terms, t).filter((f) => f.kind === 'money');
+  const [only] = money;
+  if (money.length !== 1 || only === undefined || only.unformatted) return undefined;
+  if (only.direction === 'charge') return t('consequencePay', only.value);
+  if (only.direction === 'refund') return t('consequenceRefund', only.value.replace(/^[-\u2212]\s?/, ''));
+  return undefined;
+}
