@@ -187,11 +187,12 @@ export class FakeExtension extends ExtensionSide {
   /**
    * `sparse`: the bridge runs without XDG_RUNTIME_DIR and TMPDIR, so it listens where an agent
    * with a reduced environment looks too (/tmp/countersign-<uid>/, socket-path.ts).
+   * `xdgRuntimeDir`: the bridge's XDG_RUNTIME_DIR, as a login session sets it (/run/user/<uid>).
    */
-  static async start(options: { sparse?: boolean } = {}): Promise<FakeExtension> {
+  static async start(options: { sparse?: boolean; xdgRuntimeDir?: string } = {}): Promise<FakeExtension> {
     const { runtimeDir, store, key } = await ExtensionSide.services();
     const { XDG_RUNTIME_DIR: _runtime, TMPDIR: _tmp, ...inherited } = process.env;
-    const folders = options.sparse === true ? {} : { XDG_RUNTIME_DIR: runtimeDir, TMPDIR: runtimeDir };
+    const folders = options.sparse === true ? {} : { XDG_RUNTIME_DIR: options.xdgRuntimeDir ?? runtimeDir, TMPDIR: runtimeDir };
     // Started as Chromium starts it: the extension's origin is the only argument.
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'bridge', 'main.ts'), EXTENSION_ORIGIN], {
       cwd: ROOT,

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../agent/harness';
 import { person } from '../coding-agents/support/coding-agent-suite';
-import { APIFY_MCPC, claudeDesktopConfig, FILESYSTEM_SERVER, INSPECTOR_CLI, pairAs, runClient, setUp, shellEnv, WONG2_MCP_CLI, type Setup } from './support/clients';
+import { APIFY_MCPC, claudeDesktopConfig, FILESYSTEM_SERVER, INSPECTOR_CLI, pairAs, runClient, setUp, shellEnv, startClient, WONG2_MCP_CLI, type Setup } from './support/clients';
 
 // docs/mcp-gateway.md "Launching it from an MCP client": countersign-mcp started by MCP clients
 // nobody here wrote, each as its own process with its own environment handling, in front of the
@@ -25,6 +25,8 @@ function gatewayArgs(agentName: string): string[] {
 }
 
 const target = (name: string) => path.join(setup.files, `${name}.txt`);
+/** The prompts of one agent name, oldest first. */
+const mine = async (agentName: string) => (await setup.ext.store.all()).filter((r) => r.agentName === agentName).sort((a, b) => a.createdAt - b.createdAt);
 
 describe('MCP Inspector CLI (@modelcontextprotocol/inspector-cli), launching countersign-mcp --upstream-command', { timeout: 30_000 }, () => {
   // Its CLI takes `--` for itself.
@@ -49,6 +51,19 @@ describe('MCP Inspector CLI (@modelcontextprotocol/inspector-cli), launching cou
     expect(await asked.stop()).toHaveLength(1);
     expect(ran.stdout).toContain('You declined this tool call in Countersign');
     expect(existsSync(target('inspector-declined'))).toBe(false);
+  });
+
+  it('the person stops the client (Ctrl-C) while the call waits: the prompt is withdrawn, and nothing is written', async () => {
+    const file = target('inspector-stopped');
+    const before = (await mine(INSPECTOR)).length;
+    const client = startClient(process.execPath, [INSPECTOR_CLI, 'countersign-mcp', ...gatewayArgs(INSPECTOR), '--method', 'tools/call', '--tool-name', 'write_file', '--tool-arg', `path=${file}`, 'content=never written'], { env: shellEnv(setup), cwd: setup.scratch });
+    await waitFor(async () => (await mine(INSPECTOR)).slice(before)[0]?.state === 'pending', 'the prompt', 15_000);
+    client.stop('SIGINT');
+    await client.ran;
+    await waitFor(async () => (await mine(INSPECTOR)).slice(before)[0]?.state === 'cancelled', 'the prompt to be withdrawn', 15_000);
+    // Approving now is too late: the prompt is gone, and the tool never runs.
+    expect(await setup.ext.store.byState('pending')).toEqual([]);
+    expect(existsSync(file)).toBe(false);
   });
 });
 
@@ -89,6 +104,55 @@ describe('@wong2/mcp-cli with the README\'s Claude Desktop snippet (the MCP SDK\
     expect(existsSync(target('desktop-declined'))).toBe(false);
   });
 });
+
+describe('reduced environment: the README\'s Claude Desktop snippet word for word, the browser in a login session', { timeout: 30_000 }, () => {
+  // The bridge listens in $XDG_RUNTIME_DIR/countersign/ as a browser in a login session does
+  // (pam_systemd sets it to /run/user/<uid>); the client starts the gateway with the MCP SDK's
+  // default environment (HOME, PATH, SHELL, TERM), so the gateway must derive that folder.
+  const uid = process.getuid?.() ?? 0;
+  const runUser = `/run/user/${uid}`;
+  let created = false;
+  let sparse: Setup;
+  beforeAll(async () => {
+    if (!existsSync(runUser)) {
+      mkdirSync(runUser, { recursive: true, mode: 0o700 });
+      created = true;
+    }
+    sparse = await setUp({ xdgRuntimeDir: runUser });
+    await pairAs(sparse, DESKTOP);
+  }, 60_000);
+  afterAll(async () => {
+    await sparse?.dispose();
+    // Only what this test made: the socket is gone with its bridge, its folder and /run/user/<uid> only when empty.
+    rmEmptyDir(path.join(runUser, 'countersign'));
+    if (created) rmEmptyDir(runUser);
+  });
+
+  it('the bridge listens under /run/user/<uid>/countersign/', () => expect(sparse.ext.socketPath.startsWith(`${runUser}/countersign/`)).toBe(true));
+
+  it('@wong2/mcp-cli with no "env" in the snippet: Countersign is found, approved, the file is written once, under the paired name', async () => {
+    const asked = person(sparse.ext, 'approve');
+    const gateway = ['--agent-name', DESKTOP, '--config-dir', sparse.configDir, '--upstream-command', 'node', '--upstream-arg', FILESYSTEM_SERVER, '--upstream-arg', sparse.files];
+    const config = await claudeDesktopConfig(sparse, 'countersign', gateway);
+    const file = path.join(sparse.files, 'reduced.txt');
+    // The person's shell has no XDG_RUNTIME_DIR either: whatever the client passes, the gateway has none.
+    const { XDG_RUNTIME_DIR: _runtime, ...withoutRuntime } = shellEnv(sparse);
+    const ran = await runClient(process.execPath, [WONG2_MCP_CLI, '-c', config, 'call-tool', 'countersign:write_file', '--args', JSON.stringify({ path: file, content: 'found without XDG_RUNTIME_DIR' })], { env: withoutRuntime, cwd: sparse.scratch });
+    const prompts = await asked.stop();
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe('found without XDG_RUNTIME_DIR');
+    expect(prompts.map((p) => [p.agentName, p.toolCall?.tool])).toEqual([[DESKTOP, 'write_file']]);
+    expect((await sparse.ext.store.all()).map((p) => p.state)).toEqual(['performed']);
+  });
+});
+
+function rmEmptyDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty (someone else's), or already gone.
+  }
+}
 
 describe('@apify/mcpc session: a time-out restarts its server (and mcpc may send the call again); calling again joins what waits', { timeout: 45_000 }, () => {
   it('the timed-out prompt is cancelled; the call again is asked once (with any retry of mcpc), approved once, and the tool runs once', async () => {

@@ -33,12 +33,13 @@ export interface Setup {
   dispose(): Promise<void>;
 }
 
-export async function setUp(): Promise<Setup> {
+/** `xdgRuntimeDir`: the bridge's XDG_RUNTIME_DIR (as a login session sets it), instead of a scratch folder. */
+export async function setUp(options: { xdgRuntimeDir?: string } = {}): Promise<Setup> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'cs-mcpc-'));
   const bin = path.join(root, 'bin');
   const { bundleNode } = (await import(path.join(ROOT, 'scripts', 'bundle-node.mjs'))) as { bundleNode: (o: Record<string, unknown>) => Promise<unknown> };
   const [ext] = await Promise.all([
-    FakeExtension.start(),
+    FakeExtension.start(options),
     bundleNode({ entry: path.join(ROOT, 'src', 'gateway', 'main.ts'), outfile: path.join(bin, 'countersign-mcp'), bin: true, define: { __COUNTERSIGN_VERSION__: '"0.0.0-test"' } }),
   ]);
   await symlink(process.execPath, path.join(bin, 'node'));
@@ -80,8 +81,13 @@ export interface Ran {
 
 /** Runs a client to its end (or kills it after `timeoutMs`). */
 export function runClient(command: string, args: string[], options: { env: Record<string, string>; cwd: string; timeoutMs?: number }): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startClient(command, args, options).ran;
+}
+
+/** Starts a client: `stop` sends it a signal, as a person pressing Ctrl-C would; `ran` is its end. */
+export function startClient(command: string, args: string[], options: { env: Record<string, string>; cwd: string; timeoutMs?: number }): { ran: Promise<Ran>; stop: (signal?: NodeJS.Signals) => void } {
+  const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ran = new Promise<Ran>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -93,6 +99,7 @@ export function runClient(command: string, args: string[], options: { env: Recor
       resolve({ code, stdout, stderr });
     });
   });
+  return { ran, stop: (signal = 'SIGINT') => void child.kill(signal) };
 }
 
 /** The README's Claude Desktop snippet, as a file a client reads (`extra` adds members to the server's entry). */
