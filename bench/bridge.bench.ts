@@ -9,7 +9,8 @@
  * raw echo two, so even a bridge that costs nothing itself is near 2x at p50 on an idle machine.
  * A third measurement, a pass-through relay process with the same hops that forwards bytes
  * without reading them, shows that floor; bridge ÷ pass-through is what the bridge's own work
- * (framing, validation, routing) adds. A last row measures the same round trip for a trusted
+ * (framing, validation, routing) adds. The three are measured taking turns, in blocks of rounds,
+ * so that a busy moment of a shared machine weighs on each alike. A last row measures the same round trip for a trusted
  * agent while another process floods the socket without authenticating (the adversarial review's
  * flood: every other frame a 1 MB hello), against the same agent without it, and the bridge's
  * memory before and after (docs/bridge-protocol.md section 5, "Before trust"). The first row is
@@ -203,26 +204,46 @@ interface Stats {
 }
 
 async function measure(c: Channel, make: (i: number) => unknown, rounds: number, warmup: number, burst: number): Promise<Stats> {
-  for (let i = 0; i < warmup; i++) {
-    c.send(make(i));
-    await c.next();
+  return (await measureTurns([c], make, rounds, warmup, burst))[0]!;
+}
+
+/**
+ * The same measurement of several channels, taking turns in blocks of rounds, so that a busy
+ * moment of a shared machine lands on each of them alike rather than on whichever ran then.
+ */
+async function measureTurns(channels: readonly Channel[], make: (i: number) => unknown, rounds: number, warmup: number, burst: number, blocks = 10): Promise<Stats[]> {
+  for (const c of channels) {
+    for (let i = 0; i < warmup; i++) {
+      c.send(make(i));
+      await c.next();
+    }
   }
-  const times: number[] = [];
-  const started = performance.now();
-  for (let i = 0; i < rounds; i++) {
-    const t0 = performance.now();
-    c.send(make(i));
-    await c.next();
-    times.push(performance.now() - t0);
+  const times = channels.map((): number[] => []);
+  const totals = channels.map(() => 0);
+  const perBlock = Math.ceil(rounds / blocks);
+  for (let done = 0; done < rounds; done += perBlock) {
+    for (const [k, c] of channels.entries()) {
+      const started = performance.now();
+      for (let i = done; i < Math.min(rounds, done + perBlock); i++) {
+        const t0 = performance.now();
+        c.send(make(i));
+        await c.next();
+        times[k]!.push(performance.now() - t0);
+      }
+      totals[k]! += performance.now() - started;
+    }
   }
-  const total = performance.now() - started;
-  // Throughput with many messages in flight: send a burst, wait for every reply.
-  const b0 = performance.now();
-  for (let i = 0; i < burst; i++) c.send(make(i));
-  for (let i = 0; i < burst; i++) await c.next();
-  const burstMs = performance.now() - b0;
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), perSecond: (rounds / total) * 1000, pipelinedPerSecond: (burst / burstMs) * 1000 };
+  const stats: Stats[] = [];
+  for (const [k, c] of channels.entries()) {
+    // Throughput with many messages in flight: send a burst, wait for every reply.
+    const b0 = performance.now();
+    for (let i = 0; i < burst; i++) c.send(make(i));
+    for (let i = 0; i < burst; i++) await c.next();
+    const burstMs = performance.now() - b0;
+    const sorted = times[k]!.sort((a, b) => a - b);
+    stats.push({ p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), perSecond: (rounds / totals[k]!) * 1000, pipelinedPerSecond: (burst / burstMs) * 1000 });
+  }
+  return stats;
 }
 
 const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
@@ -360,16 +381,13 @@ export async function run(): Promise<BenchResult[]> {
       ['version_query (40 B)', query],
       [`approval_request (${(requestBytes / 1024).toFixed(1)} KiB, full operation validation)`, request],
     ] as const) {
-      const raw = directChannel(script);
-      const rawStats = await measure(raw, make, 3000, 500, 1000);
-      await raw.close();
+      // All three open at once and measured taking turns: the ratios compare the same moments.
       const runtimeDir = mkdtempSync(path.join('/tmp', 'cs-bench-rt-'));
+      const raw = directChannel(script);
       const bridged = await bridgedChannel(script, bundle, runtimeDir);
-      const bridgedStats = await measure(bridged, make, 3000, 500, 1000);
-      await bridged.close();
       const floor = await passThroughChannel(script, path.join(runtimeDir, 'floor.sock'));
-      const floorStats = await measure(floor, make, 3000, 500, 1000);
-      await floor.close();
+      const [rawStats, bridgedStats, floorStats] = (await measureTurns([raw, bridged, floor], make, 3000, 500, 1000)) as [Stats, Stats, Stats];
+      for (const c of [raw, bridged, floor]) await c.close();
       rmSync(runtimeDir, { recursive: true, force: true });
       const detail =
         `bridge p50 ${fmt(bridgedStats.p50)}, p99 ${fmt(bridgedStats.p99)}, ${bridgedStats.perSecond.toFixed(0)} msgs/s sequential, ${bridgedStats.pipelinedPerSecond.toFixed(0)} msgs/s pipelined; ` +
