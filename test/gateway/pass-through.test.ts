@@ -1,12 +1,17 @@
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { Gateway } from '../../src/gateway/gateway-server';
 import type { ToolCallApprover, ToolCallQuestion } from '../../src/gateway/tool-call-approver';
 import { connectUpstream, type Upstream } from '../../src/gateway/upstream-connection';
-import type { StdioUpstreamSpec } from '../../src/gateway/upstream-spec';
+import type { StdioUpstreamSpec, UpstreamSpec } from '../../src/gateway/upstream-spec';
 
 // docs/mcp-gateway.md "Policies": an allow call passes through as the JSON-RPC message it is
 // (src/gateway/pass-through.ts), with its answer, progress and cancellation, and every other call
@@ -34,8 +39,21 @@ afterEach(async () => {
   while (open.length > 0) await open.pop()!.close().catch(() => undefined);
 });
 
+/** A stateless MCP server over Streamable HTTP (the MCP SDK's, JSON answers) with one read-only tool. */
+async function httpUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  const http = createServer((req, res) => {
+    const server = new McpServer({ name: 'notes', version: '1.0.0' });
+    server.registerTool('read_note', { inputSchema: { note: z.string() }, annotations: { readOnlyHint: true } }, async ({ note }) => ({ content: [{ type: 'text', text: `read ${note}` }] }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void Promise.all([transport.close(), server.close()]));
+    void server.connect(transport).then(() => transport.handleRequest(req, res));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, close: () => new Promise<void>((resolve) => http.close(() => resolve())) };
+}
+
 /** The gateway in front of `spec`, a client on it, and every message the gateway sends the upstream. */
-async function through(spec: StdioUpstreamSpec, askAll = false) {
+async function through(spec: UpstreamSpec, askAll = false) {
   const upstream: Upstream = await connectUpstream(spec, { clientInfo: { name: 'test', version: '0' } });
   const toUpstream: JSONRPCMessage[] = [];
   const send = upstream.transport.send.bind(upstream.transport);
@@ -107,6 +125,15 @@ describe('an allow call passes through as a message', { timeout: 30_000 }, () =>
     );
     expect(error).toMatchObject({ code: -32042, message: 'MCP error -32042: the server refuses this call', data: { why: 'test' } });
     expect(typeof calls()[0]!.id).toBe('string');
+  });
+
+  it('over Streamable HTTP too: the call is posted as the message it is, and its answer comes back under the client\'s id', async () => {
+    const upstream = await httpUpstream();
+    open.push(upstream);
+    const { client, calls } = await through({ name: 'notes', url: upstream.url });
+    await client.listTools();
+    expect((await client.callTool({ name: 'read_note', arguments: { note: 'a' } })).content).toEqual([{ type: 'text', text: 'read a' }]);
+    expect(calls().map((c) => typeof c.id)).toEqual(['string']);
   });
 
   it('an answer that is not a JSON-RPC response (a result that is not an object): the client gets an error, not a wait', async () => {
