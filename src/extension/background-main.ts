@@ -258,6 +258,15 @@ async function wireParts(version: string, hooks: WiringHooks): Promise<Backgroun
       }),
   });
   port.connect();
+  // A reconnected agent asks again for every prompt it waits on: the window is brought forward
+  // once for such a burst, not once (three window calls) for each of fifty re-asks.
+  let showTimer: ReturnType<typeof setTimeout> | null = null;
+  const showSoon = () => {
+    showTimer ??= setTimeout(() => {
+      showTimer = null;
+      void showApprovalWindow();
+    }, 20);
+  };
   try {
     const store = await Store.open();
     const key = await extensionKey(store);
@@ -269,7 +278,7 @@ async function wireParts(version: string, hooks: WiringHooks): Promise<Backgroun
       changed: (reason, record) => {
         hooks.changed();
         if (reason === 'new' && record) hooks.announce(record);
-        if (reason === 'reask') void showApprovalWindow();
+        if (reason === 'reask') showSoon();
       },
     });
     const sessions: AgentSessions = new AgentSessions({
