@@ -311,6 +311,8 @@ describe('doctor right after each documented install (README "Install", docs/bri
     ['install --browser chromium,firefox', ['--browser', 'chromium,firefox']],
     ['install --user-data-dir DIR', ['--user-data-dir', 'countersign-profile']],
     ['install --browser chrome --user-data-dir DIR', ['--browser', 'chrome', '--user-data-dir', 'countersign-profile']],
+    ['install --browser chromium --extension-id ID (a build of your own)', ['--browser', 'chromium', '--extension-id', 'abcdefghijklmnopabcdefghijklmnop']],
+    ['install --link (development)', ['--link']],
   ])('countersign-bridge %s, then doctor: exit 0, no "error"', async (_form, args) => {
     const { cli } = usedBrowsers();
     expect((await cli(['install', ...args])).code).toBe(0);
