@@ -80,7 +80,7 @@ export class ApprovalQueue {
     const { store } = this.deps;
     const op = req.operation;
     const key = approvalKey(agent.thumbprint, req.company.origin, op.operation_id, op.revision);
-    const { existing, siblings } = await store.revisionAndSiblings(key, agent.thumbprint, req.company.origin, op.operation_id);
+    const { existing, siblings, waiting } = await store.askContext(key, agent.thumbprint, req.company.origin, op.operation_id);
 
     if (existing) return this.reask(existing, conn, req);
 
@@ -127,8 +127,11 @@ export class ApprovalQueue {
     const previousPending = siblings.find((s) => s.state === 'pending' || s.state === 'held' || s.state === 'cancelled');
     const record = previousPending ? { ...base, previousKey: previousPending.key } : base;
     // The count of this agent's open prompts and the insert are one transaction: concurrent asks
-    // from several connections cannot all pass the limit before any of them lands.
-    const inserted = await store.insertPending(record, { kind: 'received', key, agent: agent.thumbprint, detail: req.company.origin }, previousPending ? Number.POSITIVE_INFINITY : MAX_PENDING_PER_AGENT);
+    // from several connections cannot all pass the limit before any of them lands. An agent that
+    // was at the limit when this ask was read is refused without a write: a burst's refusals
+    // then wait for no insert of anyone's.
+    const limit = previousPending ? Number.POSITIVE_INFINITY : MAX_PENDING_PER_AGENT;
+    const inserted = waiting >= limit ? 'throttled' : await store.insertPending(record, { kind: 'received', key, agent: agent.thumbprint, detail: req.company.origin }, limit);
     if (inserted === 'exists') {
       // The same revision arrived on another connection a moment earlier: this is a re-ask.
       const again = await store.get(key);

@@ -218,12 +218,18 @@ export class Store {
 
   /**
    * What an ask looks at first, read in one transaction: the revision asked for, if it is stored,
-   * and every revision of its operation (one transaction fewer for every request of a burst).
+   * every revision of its operation, and how many approvals its agent has waiting (one read for
+   * every request of a burst, and no write at all for one refused for the limit).
    */
-  async revisionAndSiblings(key: string, agent: string, origin: string, operationId: string): Promise<{ existing: ApprovalRecord | undefined; siblings: ApprovalRecord[] }> {
+  async askContext(key: string, agent: string, origin: string, operationId: string): Promise<{ existing: ApprovalRecord | undefined; siblings: ApprovalRecord[]; waiting: number }> {
     const tx = this.db.transaction('approvals');
-    const [existing, siblings] = await Promise.all([tx.store.get(key), tx.store.index('by-operation').getAll([agent, origin, operationId]), tx.done]);
-    return { existing, siblings };
+    const [existing, siblings, waiting] = await Promise.all([
+      tx.store.get(key),
+      tx.store.index('by-operation').getAll([agent, origin, operationId]),
+      tx.store.index('by-agent-state').count([agent, 'pending']),
+      tx.done,
+    ]);
+    return { existing, siblings, waiting };
   }
 
   /** Every revision of one Company's operation asked by one agent. */
@@ -240,9 +246,13 @@ export class Store {
     return this.db.getAll('approvals');
   }
 
-  /** Records in any of `states`, through the state index (never a scan of the whole history). */
+  /**
+   * Records in any of `states`, through the state index (never a scan of the whole history), in
+   * one transaction: every snapshot of the pages reads the five open states.
+   */
   async inStates(states: readonly ApprovalState[]): Promise<ApprovalRecord[]> {
-    const lists = await Promise.all(states.map((s) => this.byState(s)));
+    const index = this.db.transaction('approvals').store.index('by-state');
+    const lists = await Promise.all(states.map((s) => index.getAll(s)));
     return lists.flat();
   }
 

@@ -80,16 +80,18 @@ describe('extension store (state survives a worker stop)', () => {
     s.close();
   });
 
-  it('reads the revision asked for and every revision of its operation together (an ask\'s first look)', async () => {
+  it('reads what an ask looks at first together: the revision asked for, its operation\'s revisions, and how many its agent has waiting', async () => {
     const s = await Store.open(name);
     const r2 = record({ key: approvalKey('agentA', 'https://stormline.example', 'exc_5Rt2', 'r2'), revision: 'r2' });
     await s.insert(record(), { kind: 'received' });
     await s.insert(r2, { kind: 'received' });
-    await s.insert(record({ key: approvalKey('agentA', 'https://other.example', 'exc_5Rt2', 'r3'), revision: 'r3', company: { name: 'Other', origin: 'https://other.example' } }), { kind: 'received' });
-    const seen = await s.revisionAndSiblings(r2.key, 'agentA', 'https://stormline.example', 'exc_5Rt2');
+    await s.insert(record({ key: approvalKey('agentA', 'https://other.example', 'exc_5Rt2', 'r3'), revision: 'r3', company: { name: 'Other', origin: 'https://other.example' }, state: 'declined' }), { kind: 'received' });
+    await s.insert(record({ key: approvalKey('agentB', 'https://stormline.example', 'exc_5Rt2', 'r1'), agent: 'agentB' }), { kind: 'received' });
+    const seen = await s.askContext(r2.key, 'agentA', 'https://stormline.example', 'exc_5Rt2');
     expect(seen.existing?.key).toBe(r2.key);
     expect(seen.siblings.map((r) => r.revision).sort()).toEqual([record().revision, 'r2'].sort());
-    expect((await s.revisionAndSiblings('missing', 'agentA', 'https://stormline.example', 'none')).existing).toBeUndefined();
+    expect(seen.waiting).toBe(2);
+    expect(await s.askContext('missing', 'agentC', 'https://stormline.example', 'none')).toEqual({ existing: undefined, siblings: [], waiting: 0 });
     s.close();
   });
 
