@@ -362,7 +362,7 @@ test.describe('the changed banner and the key facts: every change and every amou
     await page.locator('#risk-ack-box').check();
     await page.waitForTimeout(1500);
     await expect(page.locator('#approve')).toBeDisabled();
-    await expect(page.locator('#read-hint')).toHaveText('Open the other changes at the top to approve.');
+    await expect(page.locator('#read-hint')).toHaveText('Open the other changes at the top to approve');
     await more.locator('summary').click();
     await expect(more.locator('li')).toHaveText(['Refs A r_1 → r_9', 'Refs B r_2 → r_8']);
     await expect(more.locator('li').last()).toBeVisible();

@@ -81,7 +81,7 @@ test('section 5: pairing pins keys; Approve waits ~1 s; a trusted click returns 
   expect(result.approval).toEqual({ operation_id: op.operation_id, revision: 'rev1' });
   expect(result.decision.aud).toBe(agent.agentKeyThumbprint);
   await expect.poll(badge).toBe('');
-  await expect(page.locator('#status')).toContainText('Approved');
+  await expect(page.locator('#status')).toContainText('You approved this');
   // The same revision asked again: the stored decision, no second prompt.
   const again = await ask(agent, op);
   expect(again.status).toBe('approved');

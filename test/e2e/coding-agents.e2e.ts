@@ -83,7 +83,8 @@ test('Claude Code Bash: the card shows the command and its folder; Approve runs 
   const command = `echo ran >> ${SHELL_MARKER}`;
   const run = runWithCountersign(ws, [{ name: 'Bash', input: { command, description: 'leave a marker' } }]);
   const page = await openCard('Bash', 'claude-bash');
-  await expect(page.getByTestId('origin')).toContainText('Claude Code');
+  await expect(page.locator('#company-heading')).toHaveText('Run a command on this computer');
+  await expect(page.getByTestId('server')).toContainText('Claude Code');
   await expect(shown(row(page, 'command'))).toHaveText(command);
   await expect(shown(row(page, 'working_directory'))).toHaveText(ws.project);
   expect(await timesRan(join(ws.project, SHELL_MARKER))).toBe(0);
@@ -116,7 +117,7 @@ test('Codex apply_patch: the card shows each file of the patch with its diff; Ap
   const file = join(ws.project, EDITED);
   const run = runWithCountersign(ws, [{ name: 'apply_patch', input: `*** Begin Patch\n*** Update File: ${EDITED}\n@@\n-old line\n+new line\n*** End Patch\n` }]);
   const page = await openCard('apply_patch', 'codex-patch');
-  await expect(page.getByTestId('origin')).toContainText('Codex CLI');
+  await expect(page.getByTestId('server')).toContainText('Codex CLI');
   const patched = row(page, '0', row(page, 'files'));
   await expect(shown(row(page, 'action', patched))).toHaveText('update');
   await expect(shown(row(page, 'path', patched))).toHaveText(file);

@@ -176,7 +176,7 @@ test('Firefox: the main states of the window match their screenshots (pending, d
   const p2 = ask(agent, danger);
   await page.waitForSelector(`#content[data-painted-key*=" ${danger.operation_id} "]`, { timeout: 10_000 });
   await page.waitForSelector('[data-testid="risk"]');
-  expect(await text(page, '#approve')).toBe('Approve anyway');
+  expect(await text(page, '#approve')).toBe('Approve anyway · pay $700.00');
   await firefoxShot(page, 'danger');
   await page.click('#decline');
   expect((await p2).status).toBe('declined');
@@ -188,7 +188,7 @@ test('Firefox: passkeys are shown as unavailable in the options page, with the e
   await opener.evaluate(() => (globalThis as unknown as { browser: { tabs: { create(o: { url: string }): Promise<unknown> } } }).browser.tabs.create({ url: '/options.html' }));
   const page = await optionsPage();
   try {
-    await until(page, () => document.querySelector('#passkey-status')?.textContent?.startsWith('Passkeys are not available') === true, undefined);
+    await until(page, (prefix) => document.querySelector('#passkey-status')?.textContent?.startsWith(prefix) === true, 'Passkeys are not available');
     // The reason is the browser's own: SecurityError for a page in front, NotAllowedError for one that is not.
     expect(await text(page, '#passkey-status')).toMatch(/^Passkeys are not available in this browser: (SecurityError|NotAllowedError): \S/);
     expect(await page.$eval('#passkey-register', (el) => (el as HTMLElement).hidden)).toBe(true);

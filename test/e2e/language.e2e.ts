@@ -90,9 +90,10 @@ async function opened(operationId: string): Promise<Page> {
 }
 
 test('the approval window in every state: no string outside messages.json, nothing clipped', async () => {
-  const plain = ask();
+  // A summary longer than the window: its end is below the fold, so the read hint shows.
+  const conditions = Array.from({ length: 12 }, (_, i) => `Condition ${i + 1} of the exchange of order ord_7Hk2.`).join('\n\n');
+  const plain = ask({ summary: `Exchange the jacket for **$70.00** more.\n\n${conditions}` });
   let page = await opened(plain.op.operation_id);
-  await page.screenshot({ path: '/tmp/pl1.png' });
   await expect(page.locator('#read-hint')).toBeVisible();
   await expectAllTranslated(page, 'pending, summary below the fold');
   await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));

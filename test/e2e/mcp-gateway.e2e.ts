@@ -81,13 +81,19 @@ test('write_file asks in Countersign as a tool call; Approve writes the file onc
   const call = client.callTool({ name: 'write_file', arguments: { path: file, content: 'approved by a person' } });
   const page = await openItem('write_file');
   await expect(page.getByTestId('item-kind')).toHaveText(/a tool call, not a request from a Company/);
-  await expect(page.getByTestId('origin')).toContainText('secure-filesystem-server');
-  await expect(page.getByTestId('origin')).toContainText(FILESYSTEM);
-  await expect(page.locator('h2', { hasText: 'written by Countersign' })).toBeVisible();
+  await expect(page.locator('#company-heading')).toHaveText('Create or replace the file approved.txt');
+  await expect(page.getByTestId('server')).toContainText('secure-filesystem-server');
+  await expect(page.getByTestId('server')).toContainText(FILESYSTEM);
+  await expect(page.locator('h2', { hasText: 'Every argument of the call' })).toBeVisible();
   const content = page.getByTestId('argument').filter({ has: page.locator('.name', { hasText: /^content$/ }) });
   await expect(content.locator('.value')).toHaveText('approved by a person');
   await page.screenshot({ path: 'test-results/mcp-gateway-tool-call.png' });
   expect(existsSync(file)).toBe(false);
+  // The filesystem server marks write_file destructive (MCP destructiveHint): a danger on the card,
+  // so Decline leads and Approve waits for "I understand the risk".
+  await expect(page.getByTestId('risk')).toContainText('The server marks this tool as destructive');
+  await expect(page.locator('#approve')).toHaveText('Approve anyway · write file');
+  await page.locator('#risk-ack-box').check();
   await page.locator('#approve:enabled').click();
   const result = (await call) as CallToolResult;
   expect(result.isError).not.toBe(true);

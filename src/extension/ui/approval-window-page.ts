@@ -36,7 +36,7 @@ export { formatRemaining } from './countdown';
 function passkeyFailure(error: unknown, t: Translate): string {
   const name = error instanceof DOMException ? error.name : '';
   if (name === 'NotAllowedError' || name === 'TimeoutError' || name === 'AbortError') return t('passkeyCancelled');
-  if (name === 'InvalidStateError' || name === 'SecurityError' || name === 'NotSupportedError') return t('passkeyUnavailable');
+  if (name === 'InvalidStateError' || name === 'SecurityError' || name === 'NotSupportedError') return t('passkeyCannotApprove');
   return t('passkeyFailed', [error instanceof Error ? error.message : String(error)]);
 }
 

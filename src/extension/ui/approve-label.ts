@@ -6,12 +6,15 @@ import type { ToolAction } from './tool-call-action';
 /**
  * The words on Approve: what the click does, from data, never from the summary (docs/ui.md, "The
  * footer"). "Approve · pay $70.00" when the terms hold one amount the person pays, "Approve · get
- * $20.00 back" for one refund, "Approve · replace file" for a tool call; with a passkey "Approve
- * with passkey"; with a danger "Approve anyway". Two amounts, or one that goes neither way, leave
+ * $20.00 back" for one refund, "Approve · replace file" for a tool call; "Approve with passkey"
+ * when the item needs one; with a danger "Approve anyway · …". Two amounts, or one that goes neither way, leave
  * the button plain: the facts above it say them, and a button cannot say two amounts clearly.
  */
 export function approveLabel(view: ApprovalView, danger: boolean, action: ToolAction | undefined, t: Translate): string {
-  const base = danger ? t('approveAnyway') : view.userVerification === 'required' ? t('approveWithPasskey') : t('approve');
+  // The passkey is the consequence the person must know of first: "Approve with passkey" says
+  // the next step, and the amount is in the facts right above (one line at 125 % zoom).
+  if (!danger && view.userVerification === 'required') return t('approveWithPasskey');
+  const base = danger ? t('approveAnyway') : t('approve');
   const what = consequence(view, action, t);
   return what === undefined ? base : t('approveConsequence', [base, what]);
 }

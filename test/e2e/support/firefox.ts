@@ -89,7 +89,10 @@ export class FirefoxStack {
 export async function until<A>(page: Page, predicate: (arg: A) => boolean, arg: A, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await page.evaluate(predicate as (arg: unknown) => boolean, arg).catch(() => false)) return;
+    // One ask that never answers (a page still loading, busy in a WebAuthn call) must not use up
+    // the whole wait: each ask gets a second, then the next one goes.
+    const asked = page.evaluate(predicate as (arg: unknown) => boolean, arg).catch(() => false);
+    if (await Promise.race([asked, new Promise<false>((r) => setTimeout(() => r(false), 1000))])) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${predicate.toString().slice(0, 120)}`);

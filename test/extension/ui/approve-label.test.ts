@@ -26,7 +26,7 @@ describe('approveLabel: the consequence on the button (docs/ui.md, "The footer")
 
   it('says "anyway" with a danger and "with passkey" when the item needs one', () => {
     expect(approveLabel(jacketView(), true, undefined, t)).toBe('Approve anyway · pay $70.00');
-    expect(approveLabel(jacketView({ userVerification: 'required' }), false, undefined, t)).toBe('Approve with passkey · pay $70.00');
+    expect(approveLabel(jacketView({ userVerification: 'required' }), false, undefined, t)).toBe('Approve with passkey');
   });
 
   it('names what a tool call does', () => {
