@@ -11,8 +11,12 @@ import { upstreamSchema, type UpstreamSpec } from './upstream-spec';
  */
 
 export const DEFAULT_AGENT_NAME = 'countersign-mcp';
-/** How long a tool-call prompt waits for the person, unless the command line or the config says otherwise. */
-export const DEFAULT_EXPIRY_SECONDS = 120;
+/**
+ * How long a tool-call prompt waits for the person, unless the command line or the config says
+ * otherwise: five minutes, time to read a file's whole content or diff. The client's own request
+ * may time out sooner; the gateway holds the call (progress) and a retry joins the prompt.
+ */
+export const DEFAULT_EXPIRY_SECONDS = 300;
 
 export interface GatewayRun {
   command: 'run';

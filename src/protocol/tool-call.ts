@@ -137,7 +137,7 @@ export const toolCallSchema = z.strictObject({
   description: toolDescriptionSchema.optional(),
   annotations: toolAnnotationsSchema.optional(),
   arguments: argumentsSchema,
-  /** When the prompt closes, chosen by the gateway (two minutes by default). */
+  /** When the prompt closes, chosen by the gateway (five minutes by default for countersign-mcp). */
   expires_at: z.string({ error: `expected ${RFC3339_RULE}` }).refine((s) => checkRfc3339(s).ok, { error: `expected ${RFC3339_RULE}` }),
 });
 export type ToolCall = z.output<typeof toolCallSchema>;

@@ -27,7 +27,7 @@ describe('countersign-mcp [options] -- <command> [args...]', () => {
   it('refuses an empty command after --', () => expect(refused(['--'])).toMatch(/must be followed by the upstream command/));
   it('refuses --header for a stdio upstream', () => expect(refused(['--header', 'A: b', '--', 'srv'])).toMatch(/--header, --session and --company are for --url/));
   it('defaults: agent name, two-minute expiry, ask-all off', () =>
-    expect(parseGatewayArgs(['--', 'srv'], env)).toMatchObject({ agentName: DEFAULT_AGENT_NAME, expirySeconds: 120, askAll: false, configDir: undefined }));
+    expect(parseGatewayArgs(['--', 'srv'], env)).toMatchObject({ agentName: DEFAULT_AGENT_NAME, expirySeconds: 300, askAll: false, configDir: undefined }));
 });
 
 describe('countersign-mcp [options] --upstream-command <command> [--upstream-arg=<arg>]... (for clients that take -- for themselves)', () => {

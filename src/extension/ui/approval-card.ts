@@ -138,16 +138,20 @@ function riskBanner(el: TextElements, risk: Risk, facts: ReadonlyMap<string, Key
 
 /** Who asks: the heading, the address with its registrable domain, and the agent. */
 function identity(el: TextElements, view: ApprovalView, risk: Risk, t: Translate): HTMLElement[] {
-  const name = inspectText(view.company.name, { singleLine: true }).display;
+  const inspected = inspectText(view.company.name, { singleLine: true });
+  const name = inspected.display;
   const origin = view.origin;
   const domain = origin ? origin.registrableDomain : view.company.origin;
-  // With a suspect address the heading names the domain, which is what the person is dealing with.
-  const heading = el('h1', risk.originWarning ? t('approveHeadingDomain', domain) : t('approveHeading', name), 'heading');
+  // With a suspect address, or a name that hides characters (its tokens would fill the heading),
+  // the heading names the domain, which is what the person is dealing with; the name as sent, its
+  // hidden characters shown, follows as what the Company calls itself.
+  const byDomain = risk.originWarning || inspected.findings.length > 0;
+  const heading = el('h1', byDomain ? t('approveHeadingDomain', domain) : t('approveHeading', name), 'heading');
   heading.id = 'company-heading';
   heading.tabIndex = -1;
-  heading.title = risk.originWarning ? domain : name;
+  heading.title = byDomain ? domain : name;
   const out: HTMLElement[] = [heading];
-  if (risk.originWarning) out.push(el('p', t('claimsToBe', name), 'claims'));
+  if (byDomain) out.push(el('p', t('claimsToBe', name), 'claims'));
   const originLine = el('p', undefined, 'origin', true);
   if (origin) {
     // The registrable domain is the part that says who this is: bold, and never elided.

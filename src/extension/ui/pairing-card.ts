@@ -97,6 +97,8 @@ export class PairingCard {
     this.gate.restart(Date.now(), ctx.focused());
 
     this.input.addEventListener('input', () => {
+      this.note.classList.remove('error');
+      this.input.removeAttribute('aria-invalid');
       const grouped = groupCode(this.input.value);
       if (grouped !== this.input.value) this.input.value = grouped;
       ctx.changed();
@@ -128,6 +130,10 @@ export class PairingCard {
       this.busy = false;
       this.gate.restart(Date.now(), this.ctx.focused());
       this.note.textContent = answer.status === 'code-mismatch' ? this.ctx.t.plural('pairCodeMismatch', answer.attemptsLeft ?? 0) : (answer.error?.message ?? '');
+      // Said as an error, not a note: the field and the line turn to the error style, and the
+      // field tells assistive technology it holds a wrong value, until the next keystroke.
+      this.note.classList.add('error');
+      this.input.setAttribute('aria-invalid', 'true');
       this.input.select();
       this.ctx.changed();
     }, () => this.unreachable());

@@ -235,6 +235,15 @@ describe('approval card: a new revision while reading', () => {
   });
 });
 
+describe('a Company name with hidden characters (docs/ui.md, "Danger")', () => {
+  it('heads the card with the domain, not a heading full of tokens; the name as sent follows, tokens shown', () => {
+    const { $ } = render(jacketView({ company: { ...STORMLINE, name: 'Storm\u200Bline\u202E Outfitters' } }));
+    expect(textOf($('#company-heading'))).toBe('stormline.example asks to do this for you');
+    expect(textOf($('.claims'))).toContain('Storm\u27E8U+200B\u27E9line\u27E8U+202E\u27E9 Outfitters');
+    expect(textOf($('[data-testid="risk"]'))).not.toBe('');
+  });
+});
+
 describe('a tool call from countersign-mcp (docs/mcp-gateway.md, "What you approve")', () => {
   async function toolCallView(): Promise<ApprovalView> {
     const req = await toolCallAsRequest({

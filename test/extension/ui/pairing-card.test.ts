@@ -169,6 +169,9 @@ describe('pairing: PairingCard (Pair is held to Approve\'s rule, and needs the t
     await flush();
     expect(note.textContent).toBe('That is not the code. 2 tries left.');
     expect(note.textContent).toBe(t.plural('pairCodeMismatch', 2));
+    // Styled and announced as an error, until the person types again.
+    expect(note.classList.contains('error')).toBe(true);
+    expect(c.element.querySelector('.pair-code-input')!.getAttribute('aria-invalid')).toBe('true');
     expect(c.paired).toBe(false);
     at(APPROVE_DELAY_MS + 10);
     expect(pair.disabled, 'the delay starts over after a wrong code').toBe(true);
@@ -178,6 +181,9 @@ describe('pairing: PairingCard (Pair is held to Approve\'s rule, and needs the t
     await flush();
     expect(note.textContent).toBe('That is not the code. 1 try left.');
     expect(send).toHaveBeenCalledTimes(2);
+    type('222222');
+    expect(note.classList.contains('error')).toBe(false);
+    expect(c.element.querySelector('.pair-code-input')!.hasAttribute('aria-invalid')).toBe(false);
   });
 
   it('paired: the success card names the agent and has Close', () => {
