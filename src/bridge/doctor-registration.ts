@@ -79,7 +79,9 @@ function missingManifest(reg: Registration): Finding {
 function notChosen(reg: Registration): string | undefined {
   const { check, record } = reg;
   if (check.reason !== 'profile' || record === undefined || record.entries.length === 0) return undefined;
-  if (record.entries.some((e) => e.manifest === check.manifestPath)) return undefined;
+  // Install was run for this very place, or for this browser's usual profile (on Windows the
+  // registry may now point elsewhere): what is missing there is broken, not a choice.
+  if (record.entries.some((e) => e.manifest === check.manifestPath || (e.browser === check.browser && e.user_data_dir === undefined && e.flatpak_app === undefined))) return undefined;
   return record.entries.map((e) => (e.user_data_dir !== undefined ? `${e.browser} (profile ${e.user_data_dir})` : e.flatpak_app !== undefined ? `${e.browser} (Flatpak ${e.flatpak_app})` : e.browser)).join(', ');
 }
 
