@@ -60,7 +60,7 @@ abstract class StdioLines implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const out = this.output;
     if (out === undefined) return Promise.reject(new Error('Not connected'));
-    if (out.write(Buffer.from(`${JSON.stringify(message)}\n`))) return Promise.resolve();
+    if (out.write(`${JSON.stringify(message)}\n`)) return Promise.resolve();
     return new Promise((resolve) => out.once('drain', () => resolve()));
   }
 }
