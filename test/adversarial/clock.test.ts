@@ -124,11 +124,10 @@ describe('finding 2: a leap-second expiry through the queue and the real signer'
   it('Decline all goes on past an item that fails and says which one', async () => {
     for (const id of ['op_1', 'op_2', 'op_3']) await queue.receive(agent, 'c1', request(id, '2026-12-31T23:59:60Z'));
     const broken = approvalKey(AGENT, COMPANY.origin, 'op_2', 'rev1');
-    const transition = store.transition.bind(store);
-    store.transition = async (k, event, patch, detail) => {
-      if (k === broken) throw new Error('disk full');
-      return transition(k, event, patch, detail);
-    };
+    // Decline all is one write of every change; one item's change failing comes back as its own
+    // result (as one no longer waiting does), and the others are declined all the same.
+    const transitionAll = store.transitionAll.bind(store);
+    store.transitionAll = async (changes) => [...(await transitionAll(changes.filter((c) => c.key !== broken))), { key: broken, error: new Error('disk full') }];
     const result = await queue.declineAll();
     expect(result.declined).toBe(2);
     expect(result.failed).toEqual([{ key: broken, message: 'disk full' }]);
