@@ -104,7 +104,7 @@ test('section 3 "Expiry": an expired revision cannot be approved and the agent h
   const pending = ask(agent, op);
   const page = await stack.approvalWindow();
   await showing(page, op.operation_id);
-  await expect(page.locator('#countdown')).toContainText('more');
+  await expect(page.locator('#countdown')).toContainText('left to decide');
   expect((await pending).status).toBe('expired');
   await expect(page.locator('#approve')).toBeHidden();
 });

@@ -238,6 +238,9 @@ class ApprovalWindow {
     const snap = this.snapshot;
     const items = snap?.active ?? [];
     const view = this.current();
+    // A new snapshot of the item being read redraws it where the person was: emptying the area
+    // would put the scroll back at the top, and the end they had reached off screen again.
+    const scrolled = itemChanged ? 0 : ui.content.scrollTop;
     ui.content.replaceChildren();
     this.card = null;
     for (const pairing of snap?.pairings ?? []) ui.content.append(this.pairingCard(pairing).element);
@@ -259,6 +262,7 @@ class ApprovalWindow {
     // While another item is shown, the latest result is one line above it, for a minute.
     const recent = this.results[0] && Date.now() - this.results[0].endedAt < RECENT_RESULT_MS ? this.results[0] : undefined;
     ui.results.replaceChildren(...(view && recent ? [renderResultCard(this.doc, recent.views, t, true)] : []));
+    if (scrolled > 0) ui.content.scrollTop = scrolled;
     this.renderQueue(items, view);
     this.renderNotice(view);
     this.renderFooter(view, items);
