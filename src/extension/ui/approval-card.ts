@@ -34,10 +34,8 @@ function sayFinding(t: Translate, item: RiskItem, facts: ReadonlyMap<string, Key
 /** How the review writes an amount in its sentences: "700.00 USD". */
 const AMOUNT_AS_WRITTEN = /^[-\u2212]?\d+(?:\.\d+)? [A-Z]{3}$/;
 
-/** Every fact of the terms by its path, for `sayFinding`. */
-function factsByPath(view: ApprovalView, t: Translate): Map<string, KeyFact> {
-  return new Map(view.toolCall ? [] : factsOf(view.operation.terms, t, 200).map((f) => [f.path, f]));
-}
+/** As many facts as a findings' path can name: read once per card, for the block, the findings and Approve. */
+const FACTS_READ = 200;
 
 /** A module's sentence in the page's language when it carries its message, else as written. */
 export function say(t: Translate, said: Said): string {
@@ -63,6 +61,8 @@ export interface RenderedCard {
   summary: HTMLElement;
   /** For a tool call: what it will do, in plain words (tool-call-action.ts). */
   action?: ToolAction;
+  /** The terms' facts, by meaning (none for a tool call): what Approve names comes from these too. */
+  facts: KeyFact[];
 }
 
 /**
@@ -83,11 +83,12 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   const risk = assessRisk(view, args ? args.hidden : rendered!.findings.length > 0, action);
   const formattingLimited = rendered?.formattingLimited ?? false;
 
-  const byPath = factsByPath(view, t);
+  const facts = view.toolCall ? [] : factsOf(view.operation.terms, t, FACTS_READ);
+  const byPath = new Map(facts.map((f) => [f.path, f]));
   if (risk.danger) card.append(riskBanner(el, risk, byPath, t));
   if (view.previous) card.append(changedBanner(el, view, t));
   card.append(...(view.toolCall ? toolCallIdentity(el, view, view.toolCall, action!, t) : identity(el, view, risk, t)));
-  card.append(factsBlock(el, view, t));
+  card.append(factsBlock(el, view, facts, t));
   // A tool call's list is Countersign's own writing, and the heading says so.
   card.append(el('h2', t(view.toolCall ? 'toolCallSummaryHeading' : 'summaryHeading')));
   const summary = args ? args.section : companySummary(el, rendered!.fragment);
@@ -103,7 +104,7 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   if (concerns.length > 0 || formattingLimited) card.append(concernList(el, concerns, formattingLimited, byPath, t));
   if (view.previous) card.append(summaryDiff(el, view, t));
   card.append(technicalDetails(el, view, risk, t));
-  return { card, risk, summary, ...(action ? { action } : {}) };
+  return { card, risk, summary, facts, ...(action ? { action } : {}) };
 }
 
 /** The Company's summary, as the summary pipeline rendered it. */
@@ -125,10 +126,10 @@ function riskBanner(el: TextElements, risk: Risk, facts: ReadonlyMap<string, Key
   banner.dataset.testid = 'risk';
   const icon = el('span', '\u26A0', 'icon');
   icon.setAttribute('aria-hidden', 'true');
-  const dangers = risk.items.filter((i) => i.severity === 'danger');
-  const top = dangers[0];
-  const line = el('span', top ? sayFinding(t, top, facts) : t('riskBanner'), 'line');
-  if (dangers.length > 1) line.append(' ', el('span', t.plural('riskMore', dangers.length - 1), 'more'));
+  // Shown only with a danger, so there is a top one.
+  const [top, ...more] = risk.items.filter((i) => i.severity === 'danger');
+  const line = el('span', sayFinding(t, top!, facts), 'line');
+  if (more.length > 0) line.append(' ', el('span', t.plural('riskMore', more.length), 'more'));
   const why = el('button', t('riskWhy'), 'link');
   why.type = 'button';
   why.dataset.action = 'why';
@@ -184,7 +185,6 @@ function toolCallIdentity(el: TextElements, view: ApprovalView, call: NonNullabl
   const heading = el('h1', t(`toolAction_${action.verb}`, [action.short ?? action.target, action.to ?? '']), 'heading');
   heading.id = 'company-heading';
   heading.tabIndex = -1;
-  heading.dataset.testid = 'tool-action';
   heading.title = action.target;
   const out: HTMLElement[] = [heading];
   // The whole path or command, once, under the heading that may name only its last part.
@@ -227,7 +227,7 @@ const FACTS_SHOWN = 3;
  * References that only identify the thing (order and item IDs) are in Technical details: they
  * answer no question the person asks before deciding.
  */
-function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
+function factsBlock(el: TextElements, view: ApprovalView, terms: readonly KeyFact[], t: Translate): HTMLElement {
   const block = el('dl', undefined, 'facts');
   block.dataset.testid = 'facts';
   // A fact's label is the Company's own key made readable: data, like its value.
@@ -240,7 +240,7 @@ function factsBlock(el: TextElements, view: ApprovalView, t: Translate): HTMLEle
     return dd;
   };
   if (view.toolCall) row(t('factsLabelTool'), serverLine(view.toolCall, t), 'fact', 'server');
-  const facts = view.toolCall ? [] : factsOf(view.operation.terms, t).filter((f) => f.kind !== 'identifier');
+  const facts = terms.filter((f) => f.kind !== 'identifier');
   for (const fact of facts.slice(0, FACTS_SHOWN)) {
     const dd = row(fact.label, fact.value, fact.kind === 'money' ? 'money' : 'fact', fact.kind === 'money' ? 'money' : undefined);
     // An old → new pair: the old value first, struck, then the new one the person gets.

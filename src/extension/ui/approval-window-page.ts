@@ -306,7 +306,7 @@ class ApprovalWindow {
     ui.riskAck.hidden = !danger;
     // What a click on Approve does, on the button, from the terms as data (spec section 3: the
     // terms hold what the summary says in words): the summary can claim anything, not this.
-    ui.approve.textContent = view ? approveLabel(view, danger, this.card?.action, t) : t('approve');
+    ui.approve.textContent = view ? approveLabel(view, danger, this.card?.action, this.card?.facts ?? [], t) : t('approve');
     ui.approve.className = `${danger ? 'secondary' : 'primary'} armed-button`;
     ui.decline.className = danger ? 'primary' : 'secondary';
     ui.decline.hidden = !view || (view.state !== 'pending' && view.state !== 'held');
