@@ -78,7 +78,9 @@ abstract class ExtensionSide {
   socketPath = '';
   readonly queue: ApprovalQueue;
   readonly sessions: AgentSessions;
-  protected inbound: Promise<void> = Promise.resolve();
+  /** What the extension side threw while handling a message or a connection event (a port's listener would log it). */
+  readonly inboundErrors: unknown[] = [];
+  private inbound: Promise<void> = Promise.resolve();
   private outbound: Promise<void> = Promise.resolve();
 
   protected constructor(
@@ -109,9 +111,29 @@ abstract class ExtensionSide {
     return { runtimeDir, store, key: await extensionKey(store) };
   }
 
-  /** One message from an agent connection, handled in order like a port's onMessage chain. */
+  /**
+   * Work for the extension side, in arrival order like a port's onMessage chain. A failure is
+   * recorded and the chain goes on, as a listener's would: one rejected step must not silence
+   * every later message.
+   */
+  protected handle(work: () => Promise<void>): void {
+    this.inbound = this.inbound.then(work).catch((error: unknown) => {
+      this.inboundErrors.push(error);
+    });
+  }
+
+  /**
+   * Everything handed to the extension side so far is handled (before its store closes). What it
+   * threw on the way fails the suite here: the extension's listeners must not throw on any input.
+   */
+  protected async drained(): Promise<void> {
+    await this.inbound;
+    if (this.inboundErrors.length) throw new AggregateError(this.inboundErrors, `the extension side threw ${this.inboundErrors.length} time(s) while handling agents`);
+  }
+
+  /** One message from an agent connection. */
   protected fromAgent(conn: string, raw: unknown): void {
-    this.inbound = this.inbound.then(async () => {
+    this.handle(async () => {
       const parsed = agentToExtensionMessage.safeParse(raw);
       if (parsed.success) this.fromAgents.push({ conn, message: parsed.data });
       await this.sessions.receive(conn, raw);
@@ -234,10 +256,10 @@ export class FakeExtension extends ExtensionSide {
             this.ready();
             break;
           case 'agent_connected':
-            this.inbound = this.inbound.then(() => this.sessions.connected(m.conn));
+            this.handle(() => this.sessions.connected(m.conn));
             break;
           case 'agent_disconnected':
-            this.inbound = this.inbound.then(() => this.sessions.disconnected(m.conn));
+            this.handle(() => this.sessions.disconnected(m.conn));
             break;
           case 'relay':
             this.fromAgent(m.conn, (event.value as { message: unknown }).message);
@@ -277,8 +299,12 @@ export class FakeExtension extends ExtensionSide {
       await this.exited;
       clearTimeout(timer);
     }
-    this.store.close();
-    await rm(this.runtimeDir, { recursive: true, force: true });
+    try {
+      await this.drained();
+    } finally {
+      this.store.close();
+      await rm(this.runtimeDir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -309,11 +335,11 @@ export class DirectExtension extends ExtensionSide {
     const conn = `c_${randomBytes(6).toString('hex')}`;
     const decoder = new FrameDecoder({ endian: 'BE', oversize: 'fatal' });
     this.sockets.set(conn, socket);
-    this.inbound = this.inbound.then(() => this.sessions.connected(conn));
+    this.handle(() => this.sessions.connected(conn));
     socket.on('error', () => {});
     socket.on('close', () => {
       this.sockets.delete(conn);
-      this.inbound = this.inbound.then(() => this.sessions.disconnected(conn));
+      this.handle(() => this.sessions.disconnected(conn));
     });
     socket.on('data', (chunk: Buffer) => {
       for (const event of decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))) {
@@ -353,9 +379,16 @@ export class DirectExtension extends ExtensionSide {
   }
 
   async dispose(): Promise<void> {
+    const closed = [...this.sockets.values()].map((socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())));
     for (const socket of this.sockets.values()) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.store.close();
-    await rm(this.runtimeDir, { recursive: true, force: true });
+    // Each close queues the connection's disconnect, which writes to the store.
+    await Promise.all(closed);
+    try {
+      await this.drained();
+    } finally {
+      this.store.close();
+      await rm(this.runtimeDir, { recursive: true, force: true });
+    }
   }
 }
