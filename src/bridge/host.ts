@@ -10,8 +10,8 @@ import {
   agentSocketPath,
   agentToExtensionMessage,
   base64urlEncode,
+  compiledBridgeParser,
   extensionToBridgeMessage,
-  parseBridgeMessage,
   requestIdOf,
   type BridgeToExtensionMessage,
 } from '../protocol/bridge';
@@ -87,6 +87,13 @@ const CLOSE_BRACE = encoder.encode('}');
 const AGENT_END_GRACE_MS = 1000;
 /** At most one warning per this interval about refused connections: a flood must not flood stderr too (Firefox shows it). */
 const THROTTLE_WARN_INTERVAL_MS = 10_000;
+
+/**
+ * The two directions' checks, each the whole protocol's (docs/bridge-protocol.md section 4, "Framing", and 6.3):
+ * a type that arrives often is checked by compiled code, with the same verdicts and errors.
+ */
+const parseFromExtension = compiledBridgeParser(extensionToBridgeMessage);
+const parseFromAgent = compiledBridgeParser(agentToExtensionMessage);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -212,7 +219,7 @@ export class BridgeHost {
       return;
     }
     const value = event.value;
-    const parsed = parseBridgeMessage(extensionToBridgeMessage, value);
+    const parsed = parseFromExtension(value);
     if (!parsed.ok) {
       const conn = isRecord(value) && typeof value['conn'] === 'string' && this.agents.has(value['conn']) ? value['conn'] : undefined;
       const id = isRecord(value) ? requestIdOf(value['message']) : undefined;
@@ -499,7 +506,7 @@ export class BridgeHost {
       }
       return;
     }
-    const parsed = parseBridgeMessage(agentToExtensionMessage, event.value);
+    const parsed = parseFromAgent(event.value);
     if (!parsed.ok) {
       const id = requestIdOf(event.value);
       this.writeAgent(agent, encodeJsonFrame(this.agentError(parsed.error.code, parsed.error.message, id), 'BE'));

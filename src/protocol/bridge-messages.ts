@@ -447,3 +447,44 @@ export function requestIdOf(value: unknown): string | undefined {
   const id = value['id'];
   return requestIdSchema.safeParse(id).success ? (id as string) : undefined;
 }
+
+/** A type is compiled once this many of its messages were parsed: a type seen once (a start, a handshake) never pays for compiling. */
+export const COMPILE_AFTER_MESSAGES = 16;
+
+/**
+ * parseBridgeMessage(union, value, root), faster for the message types that arrive often: once a
+ * `type` has been parsed COMPILE_AFTER_MESSAGES times, its option of `union` is compiled
+ * (zod's `z.compile`, generated code), and a message the compiled option accepts is accepted with
+ * its output. Anything it does not accept goes through parseBridgeMessage with the whole union,
+ * so what is refused, its code and its message are exactly parseBridgeMessage's. An option zod
+ * cannot compile (one holding JSON data, whose schema is recursive) keeps the runtime parser.
+ *
+ * For Node (the bridge): compiling uses `new Function`, which an extension page's policy forbids.
+ */
+export function compiledBridgeParser<S extends z.ZodDiscriminatedUnion<readonly z.ZodObject[], 'type'>>(union: S, root = 'message'): (value: unknown) => ParseResult<z.output<S>> {
+  const seen = new Map<string, number>();
+  const compiled = new Map<string, z.ZodType>();
+  const options = new Map<unknown, z.ZodObject>();
+  for (const option of union.options) options.set((option.shape['type'] as z.ZodLiteral).value, option);
+  return (value) => {
+    const type = isObject(value) ? value['type'] : undefined;
+    const option = typeof type === 'string' ? options.get(type) : undefined;
+    if (option === undefined || typeof type !== 'string') return parseBridgeMessage(union, value, root);
+    let fast = compiled.get(type);
+    if (fast === undefined) {
+      const count = (seen.get(type) ?? 0) + 1;
+      seen.set(type, count);
+      if (count < COMPILE_AFTER_MESSAGES) return parseBridgeMessage(union, value, root);
+      fast = z.compile(option);
+      compiled.set(type, fast);
+    }
+    if (exceedsDepth(value, MAX_MESSAGE_DEPTH)) return parseBridgeMessage(union, value, root);
+    let result: z.ZodSafeParseResult<unknown>;
+    try {
+      result = fast.safeParse(value);
+    } catch {
+      return parseBridgeMessage(union, value, root);
+    }
+    return result.success ? { ok: true, message: result.data as z.output<S> } : parseBridgeMessage(union, value, root);
+  };
+}

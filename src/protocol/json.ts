@@ -25,6 +25,7 @@ export class JsonProblem extends Error {
   }
 }
 
+const hasIsWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function';
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -32,7 +33,9 @@ const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBF
  * forbids unpaired surrogates, and a hash over text the User saw must have one meaning.
  */
 export function isWellFormedText(value: string): boolean {
-  return !UNPAIRED_SURROGATE.test(value);
+  // String.prototype.isWellFormed (ES2024) answers the same without a regular expression with
+  // look-behind; the pattern stays for the engines older than Chrome 111 and Firefox 119.
+  return hasIsWellFormed ? (value as { isWellFormed(): boolean } & string).isWellFormed() : !UNPAIRED_SURROGATE.test(value);
 }
 
 /**
@@ -61,41 +64,58 @@ function describe(value: unknown): string {
  * caller's object cannot change what was checked. Throws JsonProblem.
  */
 export function copyJson(value: unknown, path: (string | number)[] = [], ancestors: object[] = []): JsonValue {
+  // One path and one ancestor list, pushed and popped on the way down, instead of new arrays for
+  // every member: the bridge copies every approval request's terms (docs/bridge-protocol.md).
+  return copyAt(value, [...path], [...ancestors]);
+}
+
+/** copyJson's walk; `path` and `ancestors` are the caller's own stacks, as they were on return. */
+function copyAt(value: unknown, path: (string | number)[], ancestors: object[]): JsonValue {
   switch (typeof value) {
     case 'string':
-      if (!isWellFormedText(value)) throw new JsonProblem(path, 'expected well-formed Unicode text, got an unpaired surrogate');
+      if (!isWellFormedText(value)) throw new JsonProblem([...path], 'expected well-formed Unicode text, got an unpaired surrogate');
       return value;
     case 'number':
-      if (!Number.isFinite(value)) throw new JsonProblem(path, `expected a finite number, got ${describe(value)}`);
+      if (!Number.isFinite(value)) throw new JsonProblem([...path], `expected a finite number, got ${describe(value)}`);
       return value;
     case 'boolean':
       return value;
     case 'object':
       break;
     default:
-      throw new JsonProblem(path, `expected JSON data, got ${describe(value)}`);
+      throw new JsonProblem([...path], `expected JSON data, got ${describe(value)}`);
   }
   if (value === null) return null;
-  if (ancestors.includes(value)) throw new JsonProblem(path, 'expected JSON data, got a cycle (the value contains itself)');
-  if (ancestors.length >= MAX_JSON_DEPTH) throw new JsonProblem(path, `expected at most ${MAX_JSON_DEPTH} levels of nesting, got more`);
-  const inside = [...ancestors, value];
+  if (ancestors.includes(value)) throw new JsonProblem([...path], 'expected JSON data, got a cycle (the value contains itself)');
+  if (ancestors.length >= MAX_JSON_DEPTH) throw new JsonProblem([...path], `expected at most ${MAX_JSON_DEPTH} levels of nesting, got more`);
   if (Array.isArray(value)) {
+    ancestors.push(value);
     const out: JsonValue[] = [];
     for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) throw new JsonProblem([...path, i], 'expected JSON data, got a hole in an array');
-      out.push(copyJson(value[i], [...path, i], inside));
+      path.push(i);
+      if (!(i in value)) throw new JsonProblem([...path], 'expected JSON data, got a hole in an array');
+      out.push(copyAt(value[i], path, ancestors));
+      path.pop();
     }
+    ancestors.pop();
     return out;
   }
-  if (!isPlainObject(value)) throw new JsonProblem(path, `expected JSON data, got ${describe(value)}`);
-  if (Object.getOwnPropertySymbols(value).length > 0) throw new JsonProblem(path, 'expected JSON data, got an object with symbol keys');
+  if (!isPlainObject(value)) throw new JsonProblem([...path], `expected JSON data, got ${describe(value)}`);
+  if (Object.getOwnPropertySymbols(value).length > 0) throw new JsonProblem([...path], 'expected JSON data, got an object with symbol keys');
+  ancestors.push(value);
   const out: JsonObject = {};
   for (const key of Object.keys(value)) {
-    if (!isWellFormedText(key)) throw new JsonProblem(path, 'expected well-formed Unicode member names, got one with an unpaired surrogate');
-    // defineProperty, not assignment: a member named "__proto__" (JSON.parse makes one) must stay
-    // a member and never become the copy's prototype.
-    Object.defineProperty(out, key, { value: copyJson(value[key], [...path, key], inside), enumerable: true, writable: true, configurable: true });
+    if (!isWellFormedText(key)) throw new JsonProblem([...path], 'expected well-formed Unicode member names, got one with an unpaired surrogate');
+    path.push(key);
+    const copy = copyAt(value[key], path, ancestors);
+    path.pop();
+    // A member named "__proto__" (JSON.parse makes one) must stay a member and never become the
+    // copy's prototype: defined, not assigned. Any other name is assigned, which is faster and
+    // the same on a fresh object.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
   }
+  ancestors.pop();
   return out;
 }
 

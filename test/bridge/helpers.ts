@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, sign as nodeSign, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -324,3 +325,42 @@ export function approvalRequest(id = 'req_1'): Record<string, unknown> {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Every path to a member or element, for deep mutations. */
+export function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+  if (typeof value !== 'object' || value === null) return [];
+  const out: (string | number)[][] = [];
+  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const p = [...prefix, k];
+    out.push(p, ...paths(v, p));
+  }
+  return out;
+}
+
+/** A copy of `value` with the member or element at `path` deleted or replaced. */
+export function mutateAt(value: unknown, path: (string | number)[], replacement: { delete: true } | { set: unknown }): unknown {
+  const copy = structuredClone(value) as Record<string | number, unknown>;
+  let target = copy;
+  for (const key of path.slice(0, -1)) target = target[key] as Record<string | number, unknown>;
+  const last = path[path.length - 1]!;
+  if ('delete' in replacement) {
+    if (Array.isArray(target)) target.splice(Number(last), 1);
+    else delete target[last];
+  } else {
+    target[last] = replacement.set;
+  }
+  return copy;
+}
+
+/** One of `seeds` as it is, without one member, with one replaced by one of `interesting`, or with one more. */
+export function mutatedSeeds(seeds: Record<string, unknown>[], interesting: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  return fc.constantFrom(...seeds).chain((seed) => {
+    const all = paths(seed);
+    return fc.oneof(
+      fc.constant<unknown>(seed),
+      fc.constantFrom(...all).map((p) => mutateAt(seed, p, { delete: true })),
+      fc.tuple(fc.constantFrom(...all), interesting).map(([p, v]) => mutateAt(seed, p, { set: v })),
+      fc.tuple(fc.string({ maxLength: 8 }), interesting).map(([k, v]) => ({ ...seed, [k]: v })),
+    );
+  });
+}

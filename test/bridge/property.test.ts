@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentToExtensionMessage, extensionToBridgeMessage, parseBridgeMessage } from '../../src/protocol/bridge';
 import { FrameDecoder, encodeFrame } from '../../src/protocol/bridge-framing';
 import { ERROR_CODES } from '../../src/protocol/errors';
-import { FakeAgent, NONCE, OPERATION, THUMBPRINT, approvalRequest, startInProcessBridge, type InProcessBridge } from './helpers';
+import { FakeAgent, NONCE, OPERATION, THUMBPRINT, approvalRequest, mutatedSeeds, startInProcessBridge, type InProcessBridge } from './helpers';
 
 // Random and mutated input from both sides of a running bridge. For every case: the sender gets
 // a typed error exactly when the message is invalid, a valid one is relayed, nothing else
@@ -31,47 +31,12 @@ const AGENT_SEEDS: Record<string, Json>[] = [
   { type: 'error', v: 2, code: 'ERR_DECISION_INVALID', message: 'bad' },
 ];
 
-/** Every path to a member or element, for deep mutations. */
-function paths(value: Json, prefix: (string | number)[] = []): (string | number)[][] {
-  if (typeof value !== 'object' || value === null) return [];
-  const out: (string | number)[][] = [];
-  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-    const p = [...prefix, k];
-    out.push(p, ...paths(v, p));
-  }
-  return out;
-}
-
-function mutateAt(value: Json, path: (string | number)[], replacement: { delete: true } | { set: Json }): Json {
-  const copy = structuredClone(value) as Record<string | number, Json>;
-  let target = copy;
-  for (const key of path.slice(0, -1)) target = target[key] as Record<string | number, Json>;
-  const last = path[path.length - 1]!;
-  if ('delete' in replacement) {
-    if (Array.isArray(target)) target.splice(Number(last), 1);
-    else delete target[last];
-  } else {
-    target[last] = replacement.set;
-  }
-  return copy;
-}
-
 const interesting = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
   fc.constantFrom<Json>('', 'x'.repeat(300), -1, 0, 1.5, 2, 1e21, null, [], {}, 'ERR_X', 'approved', NONCE, `${NONCE.slice(0, 42)}B`, '\u202E', '\uD800'),
 );
 
-function mutated(seeds: Record<string, Json>[]): fc.Arbitrary<Json> {
-  return fc.constantFrom(...seeds).chain((seed) => {
-    const all = paths(seed);
-    return fc.oneof(
-      fc.constant<Json>(seed),
-      fc.constantFrom(...all).map((p) => mutateAt(seed, p, { delete: true })),
-      fc.tuple(fc.constantFrom(...all), interesting).map(([p, v]) => mutateAt(seed, p, { set: v })),
-      fc.tuple(fc.string({ maxLength: 8 }), interesting).map(([k, v]) => ({ ...seed, [k]: v })),
-    );
-  });
-}
+const mutated = (seeds: Record<string, Json>[]) => mutatedSeeds(seeds, interesting);
 
 type Case = { kind: 'json'; value: Json } | { kind: 'bytes'; bytes: Uint8Array };
 
