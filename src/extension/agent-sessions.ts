@@ -41,6 +41,12 @@ export class AgentSessions {
    * `approval_request` is looked at. Different connections stay independent.
    */
   private readonly queues = new Map<string, Promise<void>>();
+  /**
+   * The answer of each connection's last ask still being taken in (ApprovalQueue.receive batches
+   * asks while the store writes): the connection's next ask goes on to the same batch, but any
+   * other message, or error, waits for it, so answers keep the order of the messages.
+   */
+  private readonly unanswered = new Map<string, Promise<void>>();
   readonly pairings = new Map<string, PendingPairing>();
   /** The latest reasons agents were turned away, newest last (memory only: a diagnosis, not state). */
   readonly problems: AgentProblem[] = [];
@@ -85,6 +91,7 @@ export class AgentSessions {
   }
 
   private async forget(conn: string): Promise<void> {
+    await this.unanswered.get(conn);
     this.connections.delete(conn);
     let changed = false;
     for (const [id, p] of this.pairings) {
@@ -127,7 +134,11 @@ export class AgentSessions {
    * messages. Resolves when it has been handled. Bad input gets a typed error and changes nothing.
    */
   receive(conn: string, raw: unknown): Promise<void> {
-    return this.enqueue(conn, () => this.handleRaw(conn, raw));
+    let answered: Promise<void> | undefined;
+    const handled = this.enqueue(conn, async () => {
+      answered = (await this.handleRaw(conn, raw))?.answered;
+    });
+    return handled.then(() => answered);
   }
 
   /**
@@ -167,13 +178,20 @@ export class AgentSessions {
     return run;
   }
 
-  private async handleRaw(conn: string, raw: unknown): Promise<void> {
+  /**
+   * Resolves once the message is taken in, with (for an ask) the moment its answer is sent, in an
+   * object: a promise resolved with a promise would wait for the answer too.
+   */
+  private async handleRaw(conn: string, raw: unknown): Promise<{ answered: Promise<void> } | undefined> {
     const parsed = parseBridgeMessage(agentToExtensionMessage, raw);
     if (!parsed.ok) {
+      await this.unanswered.get(conn);
       this.error(conn, parsed.error.code, parsed.error.message, requestIdOf(raw));
       if (parsed.error.code === 'ERR_SUMMARY_TOO_LONG') await this.tooLarge(conn);
-      return;
+      return undefined;
     }
+    const { message } = parsed;
+    if (message.type !== 'approval_request' && message.type !== 'tool_call_request') await this.unanswered.get(conn);
     let connection = this.connections.get(conn);
     if (!connection) {
       // The bridge announces every connection; a relay for an unknown one is accepted as new.
@@ -182,12 +200,35 @@ export class AgentSessions {
     }
     try {
       // One module per message of docs/bridge-protocol.md, sections 7 to 9: each answers exactly once.
-      await handleBridgeMessage(connection, parsed.message, this.session);
+      const later = await handleBridgeMessage(connection, message, this.session);
+      return later ? { answered: this.answerLater(conn, later.answer, requestIdOf(raw)) } : undefined;
     } catch (error) {
-      // Not the agent's fault and not one of our refusals (IndexedDB, WebCrypto, a bug): to the agent, the other side failed.
-      const e = error instanceof CountersignError ? error : new CountersignError('ERR_REMOTE', 'request could not be handled', { cause: error });
-      this.error(conn, e.code, e.message, requestIdOf(raw));
+      await this.unanswered.get(conn);
+      this.failed(conn, error, requestIdOf(raw));
+      return undefined;
     }
+  }
+
+  /** Sends an ask's answer once the queue has it, after the answers of the connection's asks before it. */
+  private answerLater(conn: string, answer: Promise<AgentReply | null>, id: string | undefined): Promise<void> {
+    const sent = answer.then(
+      (reply) => {
+        if (reply) this.sendReply(conn, reply);
+      },
+      (error: unknown) => this.failed(conn, error, id),
+    );
+    const settled = sent.catch(() => undefined);
+    this.unanswered.set(conn, settled);
+    void settled.then(() => {
+      if (this.unanswered.get(conn) === settled) this.unanswered.delete(conn);
+    });
+    return sent;
+  }
+
+  /** Not the agent's fault and not one of our refusals (IndexedDB, WebCrypto, a bug): to the agent, the other side failed. */
+  private failed(conn: string, error: unknown, id: string | undefined): void {
+    const e = error instanceof CountersignError ? error : new CountersignError('ERR_REMOTE', 'request could not be handled', { cause: error });
+    this.error(conn, e.code, e.message, id);
   }
 
   /**

@@ -4,7 +4,7 @@ import { canonicalJson } from '../protocol/canonical-json';
 import { CountersignError } from '../protocol/errors';
 import { deadlineOf } from '../protocol/rfc3339';
 import { isOutcomeOpen, type ApprovalEvent } from './approval-state';
-import { approvalKey, type ApprovalRecord, type CompanyRef, type PairedAgent, type Store, type Transition, type TransitionResult } from './store';
+import { approvalKey, type ApprovalRecord, type CompanyRef, type IntakeView, type PairedAgent, type Store, type Transition, type TransitionResult } from './store';
 
 /**
  * The extension's decisions about approvals, apart from any browser API so it can be tested
@@ -63,8 +63,32 @@ const DECIDED_REPLY: Partial<Record<ApprovalRecord['state'], DecisionStatus>> = 
   withdrawn: 'withdrawn',
 };
 
+/** One ask waiting to be taken in, and how to answer its caller. */
+interface Ask {
+  agent: PairedAgent;
+  conn: string;
+  req: IncomingApprovalRequest;
+  answer(reply: AgentReply | null): void;
+  fail(error: unknown): void;
+}
+
+/** One ask as decided inside the intake transaction, and what is left to do once it is stored. */
+interface Taken {
+  reply: AgentReply | null;
+  /** What the pages are told; 'new' with the prompt to announce. */
+  changed?: 'new' | 'reask' | 'update';
+  record?: ApprovalRecord;
+  /** The earlier request this ask replaced: told `superseded`. */
+  superseded?: { conn: string; requestId: string };
+  /** An approved revision asked again: its decision is signed for this request, which it answers. */
+  reissue?: ApprovalRecord;
+}
+
 export class ApprovalQueue {
   private readonly now: () => number;
+  /** Asks not yet taken in (receive), and the batches taking them in while there are any. */
+  private readonly asks: Ask[] = [];
+  private intaking: Promise<void> | null = null;
   /** Requests refused for flooding, per agent, reported in the snapshot (memory only: a report, not state). */
   readonly throttled = new Map<string, number>();
 
@@ -73,16 +97,86 @@ export class ApprovalQueue {
   }
 
   /**
-   * An agent asks for approval of one revision. Returns the immediate reply, or null when the
-   * User is being asked (the decision is sent later).
+   * An agent asks for approval of one revision. Resolves with the immediate reply, or null when
+   * the User is being asked (the decision is sent later). Asks arriving while the store writes the
+   * ones before are taken in together, in one transaction, in the order they arrived: a burst of a
+   * thousand is a few writes, not a thousand one after another, and its refusals come as soon as
+   * the write before them is done. Asks of one batch resolve in the order they were made.
    */
-  async receive(agent: PairedAgent, conn: string, req: IncomingApprovalRequest): Promise<AgentReply | null> {
-    const { store } = this.deps;
-    const op = req.operation;
-    const key = approvalKey(agent.thumbprint, req.company.origin, op.operation_id, op.revision);
-    const { existing, siblings, waiting } = await store.askContext(key, agent.thumbprint, req.company.origin, op.operation_id);
+  receive(agent: PairedAgent, conn: string, req: IncomingApprovalRequest): Promise<AgentReply | null> {
+    return new Promise((answer, fail) => {
+      this.asks.push({ agent, conn, req, answer, fail });
+      this.intaking ??= this.takeIn();
+    });
+  }
 
-    if (existing) return this.reask(existing, conn, req);
+  /** Takes in the waiting asks, a batch at a time, until none wait. */
+  private async takeIn(): Promise<void> {
+    // Asks made in this same turn (several connections' messages of one task) join the first batch.
+    await Promise.resolve();
+    try {
+      while (this.asks.length > 0) await this.takeBatch(this.asks.splice(0));
+    } finally {
+      this.intaking = null;
+    }
+  }
+
+  /**
+   * One batch: decided and stored in one transaction; then, in the order of the asks, the earlier
+   * requests they replaced are told and each ask is answered. When the write fails, every ask of
+   * the batch fails with its error and nothing of it is stored.
+   */
+  private async takeBatch(batch: Ask[]): Promise<void> {
+    const { store } = this.deps;
+    const looks = batch.map(({ agent, req }) => ({
+      key: approvalKey(agent.thumbprint, req.company.origin, req.operation.operation_id, req.operation.revision),
+      agent: agent.thumbprint,
+      origin: req.company.origin,
+      operationId: req.operation.operation_id,
+    }));
+    const refused = new Map<string, number>();
+    let taken: Taken[];
+    try {
+      taken = await store.intake(looks, (view) => batch.map((ask, i) => this.take(view, ask, looks[i]!.key, refused)));
+    } catch (error) {
+      for (const ask of batch) ask.fail(error);
+      return;
+    }
+    for (const [agent, count] of refused) this.throttled.set(agent, (this.throttled.get(agent) ?? 0) + count);
+    // The pages repaint once for the batch; the newest new prompt is the one announced.
+    const announced = taken.findLast((t) => t.changed === 'new')?.record;
+    if (announced) this.deps.changed('new', announced);
+    if (taken.some((t) => t.changed === 'reask')) this.deps.changed('reask');
+    if (taken.some((t) => t.changed === 'update')) this.deps.changed('update');
+    for (const [i, t] of taken.entries()) {
+      const ask = batch[i]!;
+      if (t.superseded) this.deps.send(t.superseded.conn, { type: 'decision', id: t.superseded.requestId, status: 'superseded' });
+      if (!t.reissue) {
+        ask.answer(t.reply);
+        continue;
+      }
+      // Approved (and perhaps sent): the User's decision stands for this revision. It is signed
+      // afresh for the new request nonce, because the agent verifies the nonce it sent. The asks
+      // after it wait: a batch answers in order.
+      try {
+        const jws = await this.deps.sign(t.reissue, 'approved', this.now());
+        await store.audit('reissued', { key: t.reissue.key, agent: t.reissue.agent });
+        ask.answer({ type: 'decision', id: ask.req.id, status: 'approved', jws });
+      } catch (error) {
+        ask.fail(error);
+      }
+    }
+  }
+
+  /**
+   * One ask, decided inside the intake transaction against the store as the asks before it in the
+   * batch left it. Writes through `view` only; what must wait for the write is in the result.
+   * `refused` counts this batch's refusals per agent (one audit line for an agent's first).
+   */
+  private take(view: IntakeView, { agent, conn, req }: Ask, key: string, refused: Map<string, number>): Taken {
+    const op = req.operation;
+    const existing = view.get(key);
+    if (existing) return this.takeAgain(view, existing, conn, req);
 
     const base: ApprovalRecord = {
       key,
@@ -107,51 +201,41 @@ export class ApprovalQueue {
 
     if (this.expired(op)) {
       // Section 3 "Expiry": nothing to ask about; recorded so the history shows it.
-      await store.insert({ ...base, state: 'expired' }, { kind: 'received-expired', key, agent: agent.thumbprint });
-      return { type: 'decision', id: req.id, status: 'expired' };
+      view.insert({ ...base, state: 'expired' }, { kind: 'received-expired', key, agent: agent.thumbprint });
+      return { reply: { type: 'decision', id: req.id, status: 'expired' } };
     }
 
     // Section 7: no new approval for the same action until the first one's outcome is known. The
     // refusal is the request's one answer: nothing is kept, so it never prompts later.
+    const siblings = view.byOperation(agent.thumbprint, req.company.origin, op.operation_id);
     const open = siblings.find((s) => isOutcomeOpen(s.state));
     if (open) {
       return {
-        type: 'error',
-        id: req.id,
-        code: 'ERR_OUTCOME_PENDING',
-        message: `operation ${op.operation_id}: revision ${open.revision} was approved and its outcome is not known yet; report it before asking again (section 7)`,
+        reply: {
+          type: 'error',
+          id: req.id,
+          code: 'ERR_OUTCOME_PENDING',
+          message: `operation ${op.operation_id}: revision ${open.revision} was approved and its outcome is not known yet; report it before asking again (section 7)`,
+        },
       };
     }
 
-    // Section 3 "New terms" and 5: a new revision replaces the pending one and needs its own decision.
+    // Section 3 "New terms" and 5: a new revision replaces the pending one and needs its own
+    // decision; it adds no prompt, so the limit does not apply to it. The count includes the asks
+    // before this one in the batch, and nothing else writes meanwhile: the limit holds exactly.
     const previousPending = siblings.find((s) => s.state === 'pending' || s.state === 'held' || s.state === 'cancelled');
+    if (!previousPending && view.waiting(agent.thumbprint) >= MAX_PENDING_PER_AGENT) {
+      const count = (refused.get(agent.thumbprint) ?? 0) + 1;
+      refused.set(agent.thumbprint, count);
+      if (count === 1 && !this.throttled.has(agent.thumbprint)) view.audit('throttled', { agent: agent.thumbprint, detail: `more than ${MAX_PENDING_PER_AGENT} open approvals` });
+      return { reply: { type: 'error', id: req.id, code: 'ERR_THROTTLED', message: `agent has ${MAX_PENDING_PER_AGENT} approvals waiting; decide those first` }, changed: 'update' };
+    }
     const record = previousPending ? { ...base, previousKey: previousPending.key } : base;
-    // The count of this agent's open prompts and the insert are one transaction: concurrent asks
-    // from several connections cannot all pass the limit before any of them lands. An agent that
-    // was at the limit when this ask was read is refused without a write: a burst's refusals
-    // then wait for no insert of anyone's.
-    const limit = previousPending ? Number.POSITIVE_INFINITY : MAX_PENDING_PER_AGENT;
-    const inserted = waiting >= limit ? 'throttled' : await store.insertPending(record, { kind: 'received', key, agent: agent.thumbprint, detail: req.company.origin }, limit);
-    if (inserted === 'exists') {
-      // The same revision arrived on another connection a moment earlier: this is a re-ask.
-      const again = await store.get(key);
-      if (again) return this.reask(again, conn, req);
-    }
-    if (inserted !== 'inserted') {
-      const count = (this.throttled.get(agent.thumbprint) ?? 0) + 1;
-      this.throttled.set(agent.thumbprint, count);
-      if (count === 1) await store.audit('throttled', { agent: agent.thumbprint, detail: `more than ${MAX_PENDING_PER_AGENT} open approvals` });
-      this.deps.changed('update');
-      return { type: 'error', id: req.id, code: 'ERR_THROTTLED', message: `agent has ${MAX_PENDING_PER_AGENT} approvals waiting; decide those first` };
-    }
-    if (previousPending) {
-      const replaced = await store.transition(previousPending.key, 'supersede', {}, `replaced by ${op.revision}`).catch(() => null);
-      if (replaced?.conn && replaced.state === 'superseded' && previousPending.state === 'pending') {
-        this.deps.send(replaced.conn, { type: 'decision', id: replaced.requestId, status: 'superseded' });
-      }
-    }
-    this.deps.changed('new', record);
-    return null;
+    view.insert(record, { kind: 'received', key, agent: agent.thumbprint, detail: req.company.origin });
+    if (!previousPending) return { reply: null, changed: 'new', record };
+    const replaced = view.transition(previousPending.key, 'supersede', {}, `replaced by ${op.revision}`);
+    const superseded = replaced.conn && previousPending.state === 'pending' ? { conn: replaced.conn, requestId: replaced.requestId } : undefined;
+    return { reply: null, changed: 'new', record, ...(superseded ? { superseded } : {}) };
   }
 
   /**
@@ -161,48 +245,42 @@ export class ApprovalQueue {
    * Company (or agent) breaking that rule. It is refused, and never answered with a decision
    * signed over what the person saw, which would read as approval of text they never saw.
    */
-  private async reask(existing: ApprovalRecord, conn: string, req: IncomingApprovalRequest): Promise<AgentReply | null> {
-    const { store } = this.deps;
+  private takeAgain(view: IntakeView, existing: ApprovalRecord, conn: string, req: IncomingApprovalRequest): Taken {
     const differs = differences(existing, req);
     if (differs.length > 0) {
-      await store.audit('revision-conflict', { key: existing.key, agent: existing.agent, detail: differs.join(', ') });
+      view.audit('revision-conflict', { key: existing.key, agent: existing.agent, detail: differs.join(', ') });
       return {
-        type: 'error',
-        id: req.id,
-        code: 'ERR_REVISION_CONFLICT',
-        message: `operation ${existing.operationId} revision ${existing.revision}: asked before with another ${differs.join(', ')}; a revision's terms can't change (spec section 3), so this is refused`,
+        reply: {
+          type: 'error',
+          id: req.id,
+          code: 'ERR_REVISION_CONFLICT',
+          message: `operation ${existing.operationId} revision ${existing.revision}: asked before with another ${differs.join(', ')}; a revision's terms can't change (spec section 3), so this is refused`,
+        },
       };
     }
+    const link = { conn, requestId: req.id, nonce: req.nonce };
     if (existing.state === 'cancelled') {
       // The agent cancelled its earlier request before the person decided: asking again asks again.
       if (this.expired(existing.operation)) {
-        await store.transition(existing.key, 'expire');
-        return { type: 'decision', id: req.id, status: 'expired' };
+        view.transition(existing.key, 'expire');
+        return { reply: { type: 'decision', id: req.id, status: 'expired' } };
       }
-      const reopened = await store.transition(existing.key, 'reopen', { conn, requestId: req.id, nonce: req.nonce, agentConnected: true }, 'asked again after a cancel');
-      this.deps.changed('new', reopened);
-      return null;
+      const reopened = view.transition(existing.key, 'reopen', { ...link, agentConnected: true }, 'asked again after a cancel');
+      return { reply: null, changed: 'new', record: reopened };
     }
     if (existing.state === 'pending' || existing.state === 'held') {
       // Whoever waited on this prompt before is answered: its request is replaced by this one.
-      if (existing.state === 'pending' && existing.conn !== null && (existing.conn !== conn || existing.requestId !== req.id)) {
-        this.deps.send(existing.conn, { type: 'decision', id: existing.requestId, status: 'superseded' });
-      }
-      await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
-      this.deps.changed(existing.state === 'pending' ? 'reask' : 'update');
-      if (existing.state === 'held') {
-        return { type: 'error', id: req.id, code: 'ERR_OUTCOME_PENDING', message: `operation ${existing.operationId}: an earlier approval has no known outcome yet` };
-      }
-      return null;
+      const replaced = existing.state === 'pending' && existing.conn !== null && (existing.conn !== conn || existing.requestId !== req.id);
+      view.reattach(existing.key, link);
+      return {
+        reply: existing.state === 'held' ? { type: 'error', id: req.id, code: 'ERR_OUTCOME_PENDING', message: `operation ${existing.operationId}: an earlier approval has no known outcome yet` } : null,
+        changed: existing.state === 'pending' ? 'reask' : 'update',
+        ...(replaced && existing.conn !== null ? { superseded: { conn: existing.conn, requestId: existing.requestId } } : {}),
+      };
     }
     const decided = DECIDED_REPLY[existing.state];
-    if (decided) return { type: 'decision', id: req.id, status: decided };
-    // Approved (and perhaps sent): the User's decision stands for this revision. It is signed
-    // afresh for the new request nonce, because the agent verifies the nonce it sent.
-    const reissued = await store.reattach(existing.key, { conn, requestId: req.id, nonce: req.nonce });
-    const jws = await this.deps.sign(reissued, 'approved', this.now());
-    await store.audit('reissued', { key: existing.key, agent: existing.agent });
-    return { type: 'decision', id: req.id, status: 'approved', jws };
+    if (decided) return { reply: { type: 'decision', id: req.id, status: decided } };
+    return { reply: null, reissue: view.reattach(existing.key, link) };
   }
 
   /**

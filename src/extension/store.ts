@@ -1,5 +1,5 @@
 import type { PasskeyCredential } from '../protocol/passkey';
-import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type * as z from 'zod';
 import type { requestContextSchema, sessionSchema } from '../protocol/bridge';
 import { CountersignError } from '../protocol/errors';
@@ -134,6 +134,37 @@ export interface Transition {
 /** What became of one Transition: the record as written, or why it was not changed. */
 export type TransitionResult = { key: string; record: ApprovalRecord } | { key: string; error: Error };
 
+/** What one ask of an intake reads: the revision it names and that revision's operation (approvalKey's parts). */
+export interface AskLook {
+  key: string;
+  agent: string;
+  origin: string;
+  operationId: string;
+}
+
+/**
+ * The approvals as one intake transaction (Store.intake) sees them: every read includes the
+ * writes made before it through this view. It answers only for what the looks named: their keys,
+ * their operations' revisions, their agents' counts.
+ */
+export interface IntakeView {
+  get(key: string): ApprovalRecord | undefined;
+  /** Every revision of one Company's operation asked by one agent. */
+  byOperation(agent: string, origin: string, operationId: string): ApprovalRecord[];
+  /** How many approvals `agent` has pending. */
+  waiting(agent: string): number;
+  /** Adds a new revision, with its audit line; throws when the key is stored already. */
+  insert(record: ApprovalRecord, audit: Omit<AuditEntry, 'at'>): void;
+  /** One state-machine event and its audit line, as Store.transition; throws, writing nothing, when it is not allowed. */
+  transition(key: string, event: ApprovalEvent, patch?: ApprovalPatch, detail?: string): ApprovalRecord;
+  /** As Store.reattach. */
+  reattach(key: string, link: Link): ApprovalRecord;
+  audit(kind: string, entry?: Omit<AuditEntry, 'at' | 'kind'>): void;
+}
+
+/** Where the answer to an approval goes: the agent's request asking for it now. */
+export type Link = Pick<ApprovalRecord, 'conn' | 'requestId' | 'nonce'>;
+
 interface CountersignDB extends DBSchema {
   approvals: {
     key: string;
@@ -169,6 +200,8 @@ export function approvalKey(agent: string, origin: string, operationId: string, 
 const DB_VERSION = 3;
 
 export class Store {
+  private readonly agentCache = new Map<string, Promise<PairedAgent | undefined>>();
+
   private constructor(private readonly db: IDBPDatabase<CountersignDB>) {}
 
   static async open(name = DB_NAME): Promise<Store> {
@@ -214,22 +247,6 @@ export class Store {
   /** How many records are in `state`, counted through the state index without reading them. */
   countInState(state: ApprovalState): Promise<number> {
     return this.db.countFromIndex('approvals', 'by-state', state);
-  }
-
-  /**
-   * What an ask looks at first, read in one transaction: the revision asked for, if it is stored,
-   * every revision of its operation, and how many approvals its agent has waiting (one read for
-   * every request of a burst, and no write at all for one refused for the limit).
-   */
-  async askContext(key: string, agent: string, origin: string, operationId: string): Promise<{ existing: ApprovalRecord | undefined; siblings: ApprovalRecord[]; waiting: number }> {
-    const tx = this.db.transaction('approvals');
-    const [existing, siblings, waiting] = await Promise.all([
-      tx.store.get(key),
-      tx.store.index('by-operation').getAll([agent, origin, operationId]),
-      tx.store.index('by-agent-state').count([agent, 'pending']),
-      tx.done,
-    ]);
-    return { existing, siblings, waiting };
   }
 
   /** Every revision of one Company's operation asked by one agent. */
@@ -289,23 +306,33 @@ export class Store {
   }
 
   /**
-   * Adds a pending revision unless its agent already has `limit` pending ones, counted and
-   * inserted in one transaction (concurrent requests cannot all pass the count before one
-   * lands). 'exists' when the key is already stored: the caller treats it as asked again.
+   * Takes in a batch of asks in one transaction: everything `looks` name is read at once, then
+   * `decide` runs over a view of the store in which each ask sees the writes of the asks decided
+   * before it, so a batch decides as the same asks one after another would, the limit of waiting
+   * approvals included (no other writer can come between a count and the insert it allows).
+   * `decide` must not await: the transaction commits once it returns. Resolves with what it
+   * returned once everything it wrote is stored; rejects, storing nothing of it, when the write
+   * fails or `decide` throws.
    */
-  async insertPending(record: ApprovalRecord, audit: Omit<AuditEntry, 'at'>, limit: number): Promise<'inserted' | 'exists' | 'throttled'> {
+  async intake<T>(looks: readonly AskLook[], decide: (view: IntakeView) => T): Promise<T> {
     const tx = this.db.transaction(['approvals', 'audit'], 'readwrite');
-    const approvals = tx.objectStore('approvals');
-    let result: 'inserted' | 'exists' | 'throttled';
-    if (await approvals.getKey(record.key)) result = 'exists';
-    else if (Number.isFinite(limit) && (await approvals.index('by-agent-state').count([record.agent, 'pending'])) >= limit) result = 'throttled';
-    else {
-      await approvals.add(record);
-      await tx.objectStore('audit').add({ ...audit, at: Date.now() });
-      result = 'inserted';
+    const written = tx.done;
+    written.catch(() => undefined);
+    const view = new IntakeTransaction(tx);
+    let decided: T;
+    try {
+      await view.read(looks);
+      decided = decide(view);
+    } catch (error) {
+      try {
+        tx.abort();
+      } catch {
+        // Already aborted by the failed read.
+      }
+      throw error;
     }
-    await tx.done;
-    return result;
+    await written;
+    return decided;
   }
 
   /**
@@ -337,17 +364,15 @@ export class Store {
       changes.map(async ({ key, event, patch = {}, detail }): Promise<TransitionResult> => {
         const current = await approvals.get(key);
         if (!current) return { key, error: new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`) };
-        let state: ApprovalState;
+        let changed: { record: ApprovalRecord; line: AuditEntry };
         try {
-          state = nextState(current.state, event);
+          changed = applyEvent(current, event, patch, detail);
         } catch (error) {
           return { key, error: error instanceof Error ? error : new CountersignError('ERR_NOT_ALLOWED', String(error)) };
         }
-        const at = Date.now();
-        const updated: ApprovalRecord = { ...current, ...patch, state, updatedAt: at };
-        approvals.put(updated).catch(() => undefined);
-        audit.add({ at, kind: event, key, agent: current.agent, from: current.state, to: state, ...(detail === undefined ? {} : { detail }) }).catch(() => undefined);
-        return { key, record: updated };
+        approvals.put(changed.record).catch(() => undefined);
+        audit.add(changed.line).catch(() => undefined);
+        return { key, record: changed.record };
       }),
     );
     await written;
@@ -355,11 +380,11 @@ export class Store {
   }
 
   /** The agent asked again for the same revision: route the answer to its new request. */
-  async reattach(key: string, link: Pick<ApprovalRecord, 'conn' | 'requestId' | 'nonce'>): Promise<ApprovalRecord> {
+  async reattach(key: string, link: Link): Promise<ApprovalRecord> {
     const tx = this.db.transaction('approvals', 'readwrite');
     const current = await tx.store.get(key);
     if (!current) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
-    const updated = { ...current, ...link, agentConnected: true };
+    const updated = relinked(current, link);
     await tx.store.put(updated);
     await tx.done;
     return updated;
@@ -392,8 +417,24 @@ export class Store {
     return this.db.getAll('audit');
   }
 
-  getAgent(thumbprint: string): Promise<PairedAgent | undefined> {
-    return this.db.get('agents', thumbprint);
+  /**
+   * A paired agent, from memory once read: every message of an agent needs its record. This Store
+   * (the worker has one) is the only writer of agents, and putAgent keeps the memory current.
+   */
+  async getAgent(thumbprint: string): Promise<PairedAgent | undefined> {
+    let cached = this.agentCache.get(thumbprint);
+    if (!cached) {
+      const read = this.db.get('agents', thumbprint);
+      cached = read;
+      this.agentCache.set(thumbprint, read);
+      // A failed read is not remembered: the next one asks IndexedDB again.
+      read.catch(() => {
+        if (this.agentCache.get(thumbprint) === read) this.agentCache.delete(thumbprint);
+      });
+    }
+    const agent = await cached;
+    // A copy: a caller changing what it got must not change what the next one gets.
+    return agent && structuredClone(agent);
   }
 
   agents(): Promise<PairedAgent[]> {
@@ -401,7 +442,11 @@ export class Store {
   }
 
   async putAgent(agent: PairedAgent): Promise<void> {
+    // Forgotten while the write runs: a read meanwhile goes to IndexedDB, which orders it after
+    // the write; one that started before it cannot put the old record back in memory.
+    this.agentCache.delete(agent.thumbprint);
     await this.db.put('agents', agent);
+    this.agentCache.set(agent.thumbprint, Promise.resolve(structuredClone(agent)));
     await this.audit(agent.revokedAt ? 'agent-revoked' : 'agent-paired', { agent: agent.thumbprint, detail: agent.name });
   }
 
@@ -456,5 +501,119 @@ async function rekeyVersion1(approvals: {
     if (r.previousKey !== undefined) moved.previousKey = renamed.get(r.previousKey) ?? r.previousKey;
     if (r.heldReason !== undefined) moved.heldReason = renamed.get(r.heldReason) ?? r.heldReason;
     await approvals.put(moved);
+  }
+}
+
+/** One event applied to `current`, and its audit line; throws ERR_NOT_ALLOWED when the state machine forbids it. */
+function applyEvent(current: ApprovalRecord, event: ApprovalEvent, patch: ApprovalPatch, detail: string | undefined): { record: ApprovalRecord; line: AuditEntry } {
+  const state = nextState(current.state, event);
+  const at = Date.now();
+  return {
+    record: { ...current, ...patch, state, updatedAt: at },
+    line: { at, kind: event, key: current.key, agent: current.agent, from: current.state, to: state, ...(detail === undefined ? {} : { detail }) },
+  };
+}
+
+function relinked(current: ApprovalRecord, link: Link): ApprovalRecord {
+  return { ...current, ...link, agentConnected: true };
+}
+
+/** Neither part has a space (approvalKey): one operation of one agent at one Company. */
+function operationKey(agent: string, origin: string, operationId: string): string {
+  return `${agent} ${origin} ${operationId}`;
+}
+
+type IntakeStores = IDBPTransaction<CountersignDB, Array<'approvals' | 'audit'>, 'readwrite'>;
+
+/**
+ * Store.intake's view: the records its looks named, read once at the start, and the writes made
+ * through it since, which it issues to the transaction as they are made (never awaited: the
+ * transaction commits them all, or none).
+ */
+class IntakeTransaction implements IntakeView {
+  /** Every record read or written, by key; undefined for a key read that names none. */
+  private readonly records = new Map<string, ApprovalRecord | undefined>();
+  /** The keys of each operation read (operationKey). */
+  private readonly operations = new Map<string, Set<string>>();
+  private readonly pending = new Map<string, number>();
+
+  constructor(private readonly tx: IntakeStores) {}
+
+  async read(looks: readonly AskLook[]): Promise<void> {
+    const approvals = this.tx.objectStore('approvals');
+    const operations = new Map(looks.map((l) => [operationKey(l.agent, l.origin, l.operationId), l]));
+    const agents = new Set(looks.map((l) => l.agent));
+    const keys = new Set(looks.map((l) => l.key));
+    // All asked at once: one round trip to IndexedDB for the whole batch, not one per ask.
+    const [revisions, lists, counts] = await Promise.all([
+      Promise.all([...keys].map((key) => approvals.get(key))),
+      Promise.all([...operations.values()].map((l) => approvals.index('by-operation').getAll([l.agent, l.origin, l.operationId]))),
+      Promise.all([...agents].map((agent) => approvals.index('by-agent-state').count([agent, 'pending']))),
+    ]);
+    [...keys].forEach((key, i) => this.records.set(key, revisions[i]));
+    [...operations.keys()].forEach((op, i) => {
+      const list = lists[i] ?? [];
+      for (const r of list) this.records.set(r.key, r);
+      this.operations.set(op, new Set(list.map((r) => r.key)));
+    });
+    [...agents].forEach((agent, i) => this.pending.set(agent, counts[i] ?? 0));
+  }
+
+  get(key: string): ApprovalRecord | undefined {
+    if (!this.records.has(key)) throw new CountersignError('ERR_STORAGE_FAILED', `key: ${key} was not read by this intake`);
+    return this.records.get(key);
+  }
+
+  byOperation(agent: string, origin: string, operationId: string): ApprovalRecord[] {
+    const keys = this.operations.get(operationKey(agent, origin, operationId));
+    if (!keys) throw new CountersignError('ERR_STORAGE_FAILED', `operation ${operationId} of ${origin} was not read by this intake`);
+    return [...keys].map((key) => this.records.get(key)).filter((r): r is ApprovalRecord => r !== undefined);
+  }
+
+  waiting(agent: string): number {
+    const count = this.pending.get(agent);
+    if (count === undefined) throw new CountersignError('ERR_STORAGE_FAILED', `agent ${agent} was not counted by this intake`);
+    return count;
+  }
+
+  insert(record: ApprovalRecord, audit: Omit<AuditEntry, 'at'>): void {
+    if (this.get(record.key) !== undefined) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: ${record.key} is stored already`);
+    this.written(record, undefined);
+    this.tx.objectStore('approvals').add(record).catch(() => undefined);
+    this.audit(audit.kind, audit);
+  }
+
+  transition(key: string, event: ApprovalEvent, patch: ApprovalPatch = {}, detail?: string): ApprovalRecord {
+    const current = this.get(key);
+    if (!current) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
+    const { record, line } = applyEvent(current, event, patch, detail);
+    this.written(record, current);
+    this.tx.objectStore('approvals').put(record).catch(() => undefined);
+    this.tx.objectStore('audit').add(line).catch(() => undefined);
+    return record;
+  }
+
+  reattach(key: string, link: Link): ApprovalRecord {
+    const current = this.get(key);
+    if (!current) throw new CountersignError('ERR_ARGUMENT_INVALID', `key: expected the key of an approval, got ${key}, which names none`);
+    const record = relinked(current, link);
+    this.written(record, current);
+    this.tx.objectStore('approvals').put(record).catch(() => undefined);
+    return record;
+  }
+
+  audit(kind: string, entry: Omit<AuditEntry, 'at' | 'kind'> = {}): void {
+    this.tx.objectStore('audit').add({ ...entry, kind, at: Date.now() }).catch(() => undefined);
+  }
+
+  /** What the next reads see: the record, its operation's revisions, its agent's count. */
+  private written(record: ApprovalRecord, before: ApprovalRecord | undefined): void {
+    const op = operationKey(record.agent, record.company.origin, record.operationId);
+    const keys = this.operations.get(op);
+    if (!keys) throw new CountersignError('ERR_STORAGE_FAILED', `operation ${record.operationId} of ${record.company.origin} was not read by this intake`);
+    keys.add(record.key);
+    this.records.set(record.key, record);
+    const delta = (record.state === 'pending' ? 1 : 0) - (before?.state === 'pending' ? 1 : 0);
+    if (delta !== 0) this.pending.set(record.agent, this.waiting(record.agent) + delta);
   }
 }

@@ -408,18 +408,21 @@ describe('approval queue (spec sections 3, 5, 7)', () => {
       expect((await store.get(keyOf('rev1')))?.state).toBe('declined');
     });
 
-    it('a pending revision approved while the next one arrives stays approved, and its asker is not told "superseded"', async () => {
-      await queue.receive(agent, 'c1', request('rev1'));
-      // The person's approval lands between the queue reading the siblings and superseding rev1.
-      const racing: Store = Object.create(store) as Store;
-      racing.insertPending = async (record, entry, limit) => {
-        await store.transition(keyOf('rev1'), 'approve');
-        return store.insertPending(record, entry, limit);
-      };
-      const raced = new ApprovalQueue({ store: racing, sign: () => Promise.reject(new Error('unused')), send: (c, r) => (sent.push([c, r]), true), changed: (c) => changes.push(c), now: () => now });
-      expect(await raced.receive(agent, 'c1', request('rev2'))).toBeNull();
-      expect((await store.get(keyOf('rev1')))?.state).toBe('approved');
-      expect(sent).toEqual([]);
+    it('a pending revision approved while the next one arrives: whichever is first, an approved revision is never superseded, nor its asker told so', async () => {
+      for (const approveFirst of [true, false]) {
+        sent = [];
+        const operation = { ...request().operation, operation_id: `race_${String(approveFirst)}` };
+        await queue.receive(agent, 'c1', request('rev1', { operation: { ...operation, revision: 'rev1' } }));
+        const first = keyOf('rev1', operation.operation_id);
+        const next = request('rev2', { operation: { ...operation, revision: 'rev2' } });
+        const approving = () => queue.decide(first, 'approve').catch(() => null);
+        const [a, b] = approveFirst ? [approving(), queue.receive(agent, 'c1', next)] : [queue.receive(agent, 'c1', next), approving()];
+        await Promise.all([a, b]);
+        const state = (await store.get(first))?.state;
+        const told = sent.filter(([, r]) => r.type === 'decision' && r.status === 'superseded');
+        if (state === 'approved') expect(told).toEqual([]);
+        else expect([state, told.length]).toEqual(['superseded', 1]);
+      }
     });
 
     it('a new revision replacing a pending one is never throttled: it does not add a prompt', async () => {

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { describe, it, expect, beforeEach } from 'vitest';
+import { describe, it, expect, beforeEach, vi } from 'vitest';
 import { Store, approvalKey, type ApprovalRecord } from '../../src/extension/store';
 import { approvalRecord as record } from './store-records';
 import { isCountersignError } from '../../src/protocol/errors';
@@ -80,18 +80,21 @@ describe('extension store (state survives a worker stop)', () => {
     s.close();
   });
 
-  it('reads what an ask looks at first together: the revision asked for, its operation\'s revisions, and how many its agent has waiting', async () => {
+  it('an intake reads what its asks look at first together: the revisions asked for, their operations\' revisions, and how many their agents have waiting', async () => {
     const s = await Store.open(name);
     const r2 = record({ key: approvalKey('agentA', 'https://stormline.example', 'exc_5Rt2', 'r2'), revision: 'r2' });
     await s.insert(record(), { kind: 'received' });
     await s.insert(r2, { kind: 'received' });
     await s.insert(record({ key: approvalKey('agentA', 'https://other.example', 'exc_5Rt2', 'r3'), revision: 'r3', company: { name: 'Other', origin: 'https://other.example' }, state: 'declined' }), { kind: 'received' });
     await s.insert(record({ key: approvalKey('agentB', 'https://stormline.example', 'exc_5Rt2', 'r1'), agent: 'agentB' }), { kind: 'received' });
-    const seen = await s.askContext(r2.key, 'agentA', 'https://stormline.example', 'exc_5Rt2');
-    expect(seen.existing?.key).toBe(r2.key);
-    expect(seen.siblings.map((r) => r.revision).sort()).toEqual([record().revision, 'r2'].sort());
-    expect(seen.waiting).toBe(2);
-    expect(await s.askContext('missing', 'agentC', 'https://stormline.example', 'none')).toEqual({ existing: undefined, siblings: [], waiting: 0 });
+    const look = (key: string, agent: string, operationId: string) => ({ key, agent, origin: 'https://stormline.example', operationId });
+    const seen = await s.intake([look(r2.key, 'agentA', 'exc_5Rt2'), look('missing', 'agentC', 'none')], (view) => ({
+      existing: view.get(r2.key)?.key,
+      siblings: view.byOperation('agentA', 'https://stormline.example', 'exc_5Rt2').map((r) => r.revision).sort(),
+      waiting: view.waiting('agentA'),
+      none: [view.get('missing'), view.byOperation('agentC', 'https://stormline.example', 'none'), view.waiting('agentC')],
+    }));
+    expect(seen).toEqual({ existing: r2.key, siblings: [record().revision, 'r2'].sort(), waiting: 2, none: [undefined, [], 0] });
     s.close();
   });
 
@@ -203,12 +206,93 @@ describe('extension store, version 2 to version 3 (an [agent, state] index for t
     v2.close();
 
     const s = await Store.open(name);
-    const audit = { kind: 'request' };
     // agentA has one pending (the declined one does not count), agentB two: a limit of 2 lets A in, not B.
-    expect(await s.insertPending(waiting('agentA', 'r5'), audit, 2)).toBe('inserted');
-    expect(await s.insertPending(waiting('agentA', 'r6'), audit, 2)).toBe('throttled');
-    expect(await s.insertPending(waiting('agentB', 'r7'), audit, 2)).toBe('throttled');
-    expect(await s.insertPending(waiting('agentB', 'r3'), audit, 2)).toBe('exists');
+    const looks = ['r5', 'r6', 'r7'].map((r, i) => ({ key: waiting(i < 2 ? 'agentA' : 'agentB', r).key, agent: i < 2 ? 'agentA' : 'agentB', origin: 'https://stormline.example', operationId: 'exc_5Rt2' }));
+    const counted = await s.intake(looks, (view) => {
+      const before = [view.waiting('agentA'), view.waiting('agentB')];
+      view.insert(waiting('agentA', 'r5'), { kind: 'request' });
+      return [...before, view.waiting('agentA')];
+    });
+    expect(counted).toEqual([1, 2, 2]);
+    expect((await s.get(waiting('agentA', 'r5').key))?.state).toBe('pending');
     s.close();
+  });
+});
+
+describe('extension store, an intake of a batch of asks (one transaction)', () => {
+  const origin = 'https://stormline.example';
+  const revision = (agent: string, r: string, state: ApprovalRecord['state'] = 'pending') => record({ key: approvalKey(agent, origin, 'exc_5Rt2', r), agent, revision: r, state });
+  const look = (r: ApprovalRecord) => ({ key: r.key, agent: r.agent, origin, operationId: r.operationId });
+
+  it('each ask of a batch sees the writes of those before it: its key, its operation, its agent\'s count', async () => {
+    const s = await Store.open(`countersign-intake-${++dbCount}`);
+    const [r1, r2] = [revision('agentA', 'r1'), revision('agentA', 'r2')];
+    const seen = await s.intake([look(r1), look(r2)], (view) => {
+      view.insert(r1, { kind: 'received' });
+      const afterInsert = [view.get(r1.key)?.state, view.byOperation('agentA', origin, 'exc_5Rt2').length, view.waiting('agentA')];
+      view.insert({ ...r2, previousKey: r1.key }, { kind: 'received' });
+      view.transition(r1.key, 'supersede');
+      return [...afterInsert, view.get(r1.key)?.state, view.waiting('agentA')];
+    });
+    expect(seen).toEqual(['pending', 1, 1, 'superseded', 1]);
+    expect((await s.all()).map((r) => [r.revision, r.state])).toEqual([['r1', 'superseded'], ['r2', 'pending']]);
+    expect((await s.auditLog()).map((e) => e.kind)).toEqual(['received', 'received', 'supersede']);
+    s.close();
+  });
+
+  it('a write of the batch that fails stores nothing of the batch, and the intake rejects', async () => {
+    const s = await Store.open(`countersign-intake-${++dbCount}`);
+    const [r1, r2] = [revision('agentA', 'r1'), revision('agentA', 'r2')];
+    // A function cannot be stored (structured clone): the second insert's write fails.
+    const unstorable = { ...r2, operation: { ...r2.operation, terms: { note: () => 'x' } } } as unknown as ApprovalRecord;
+    await expect(s.intake([look(r1), look(r2)], (view) => {
+      view.insert(r1, { kind: 'received' });
+      view.insert(unstorable, { kind: 'received' });
+    })).rejects.toThrow();
+    expect(await s.all()).toEqual([]);
+    expect(await s.auditLog()).toEqual([]);
+    s.close();
+  });
+
+  it('refuses to read or write what its looks did not name, and to insert a key stored already', async () => {
+    const s = await Store.open(`countersign-intake-${++dbCount}`);
+    const r1 = revision('agentA', 'r1');
+    await s.insert(r1, { kind: 'received' });
+    const errors = await s.intake([look(r1)], (view) =>
+      [() => view.get('other'), () => view.waiting('agentB'), () => view.byOperation('agentA', origin, 'other'), () => view.insert(r1, { kind: 'received' })].map((f) => {
+        try {
+          f();
+          return 'none';
+        } catch (error) {
+          return isCountersignError(error) ? error.code : 'other';
+        }
+      }),
+    );
+    expect(errors).toEqual(['ERR_STORAGE_FAILED', 'ERR_STORAGE_FAILED', 'ERR_STORAGE_FAILED', 'ERR_ARGUMENT_INVALID']);
+    expect(await s.all()).toHaveLength(1);
+    s.close();
+  });
+});
+
+describe('extension store, paired agents in memory', () => {
+  it('reads an agent from IndexedDB once; a change through putAgent (a revocation) is seen at once; a copy each time', async () => {
+    const s = await Store.open(`countersign-agents-${++dbCount}`);
+    const agent = { thumbprint: 'agentA', name: 'Desk agent', publicJwk: { kty: 'OKP' }, pairedAt: 1 };
+    await s.putAgent(agent);
+    const reopened = await Store.open(`countersign-agents-${dbCount}`);
+    const reads = vi.spyOn(IDBDatabase.prototype, 'transaction');
+    try {
+      const first = await reopened.getAgent('agentA');
+      first!.name = 'changed by a caller';
+      expect((await reopened.getAgent('agentA'))?.name).toBe('Desk agent');
+      expect(await reopened.getAgent('agentA')).toEqual(agent);
+      expect(reads.mock.calls.filter(([stores]) => [stores].flat().includes('agents'))).toHaveLength(1);
+      await reopened.putAgent({ ...agent, revokedAt: 5 });
+      expect((await reopened.getAgent('agentA'))?.revokedAt).toBe(5);
+    } finally {
+      reads.mockRestore();
+    }
+    s.close();
+    reopened.close();
   });
 });

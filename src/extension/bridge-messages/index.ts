@@ -9,7 +9,7 @@ import { outcome } from './outcome';
 import { pairRequest } from './pair-request';
 import { pairReveal } from './pair-reveal';
 import { toolCallRequest } from './tool-call-request';
-import type { BridgeMessageHandler, BridgeSession, Connection } from './types';
+import type { BridgeMessageHandler, BridgeSession, Connection, LaterAnswer } from './types';
 import { versionQuery } from './version-query';
 
 /** A handler for every message type an agent may send: a type of the union without one does not compile. */
@@ -30,8 +30,8 @@ export const BRIDGE_MESSAGES: BridgeMessageHandlers = {
   error,
 };
 
-/** One parsed message, to its type's handler. */
-export function handleBridgeMessage(c: Connection, m: AgentToExtensionMessage, session: BridgeSession): void | Promise<void> {
+/** One parsed message, to its type's handler; an ask resolves with the answer it will get (LaterAnswer). */
+export function handleBridgeMessage(c: Connection, m: AgentToExtensionMessage, session: BridgeSession): void | Promise<void | LaterAnswer> {
   // The handler was picked by the message's own type, which a lookup by a union key cannot say.
   const handler = BRIDGE_MESSAGES[m.type] as BridgeMessageHandler;
   return handler(c, m, session);

@@ -70,7 +70,16 @@ export type BridgeMessageHandler<T extends AgentToExtensionMessage['type'] = Age
   c: Connection,
   m: BridgeMessage<T>,
   session: BridgeSession,
-) => void | Promise<void>;
+) => void | Promise<void | LaterAnswer>;
+
+/**
+ * A message taken in whose answer comes once the store has written it (an ask, batched with the
+ * asks around it): the sessions send `answer`'s reply, or its failure as an `error`, in the
+ * connection's order, and the connection's next ask need not wait for it.
+ */
+export interface LaterAnswer {
+  answer: Promise<AgentReply | null>;
+}
 
 /** The connection proved its agent key (hello, challenge, auth), or ERR_AUTH_FAILED. */
 export function authenticated(c: Connection): Required<Pick<Connection, 'agentThumbprint' | 'agentName'>> {
