@@ -390,13 +390,20 @@ export type BridgeToExtensionMessage = z.output<typeof bridgeToExtensionMessage>
 
 /** True when `value` nests deeper than `max` arrays/objects. Iterative: hostile depth cannot overflow the stack. */
 export function exceedsDepth(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
+  // Two parallel stacks rather than a pair per value: this runs on every message the bridge relays.
+  const items: unknown[] = [value];
+  const depths: number[] = [1];
+  while (items.length > 0) {
+    const item = items.pop();
+    const depth = depths.pop() as number;
     if (typeof item !== 'object' || item === null) continue;
     if (depth > max) return true;
     const children = Array.isArray(item) ? item : Object.values(item);
-    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    for (const child of children) {
+      if (typeof child !== 'object' || child === null) continue;
+      items.push(child);
+      depths.push(depth + 1);
+    }
   }
   return false;
 }

@@ -261,6 +261,21 @@ describe('message schemas', () => {
     expect(isCountersignError(!result.ok ? result.error : undefined)).toBe(true);
   });
 
+  it('count nesting exactly: max levels pass, one more is refused, in arrays and objects and beside shallow siblings', () => {
+    const nest = (levels: number, array: boolean): unknown => {
+      let value: unknown = array ? [] : {};
+      for (let i = 1; i < levels; i++) value = array ? [1, value] : { x: 1, y: value };
+      return value;
+    };
+    for (const array of [false, true]) {
+      expect(exceedsDepth(nest(10, array), 10)).toBe(false);
+      expect(exceedsDepth(nest(11, array), 10)).toBe(true);
+      expect(exceedsDepth({ shallow: [{}, {}], deep: nest(9, array) }, 10)).toBe(false);
+      expect(exceedsDepth({ shallow: [{}, {}], deep: nest(10, array) }, 10)).toBe(true);
+    }
+    expect(exceedsDepth('text', 0)).toBe(false);
+  });
+
   it('find a valid request id even in an invalid message', () => {
     expect(requestIdOf({ id: 'req_1', junk: true })).toBe('req_1');
     expect(requestIdOf({ id: 'bad id' })).toBeUndefined();
