@@ -1,3 +1,5 @@
+// Longer than 500 lines on purpose: the approval state machine's one driver (intake's batches, the
+// person's answers, expiry, re-attach, disconnects), whose steps share the order of their writes.
 import type { PasskeyAssertion } from '../protocol/passkey';
 import type { UnversionedExtensionToAgentMessage } from '../protocol/bridge';
 import { canonicalJson } from '../protocol/canonical-json';

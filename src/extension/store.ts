@@ -1,3 +1,5 @@
+// Longer than 500 lines on purpose: one database, one schema and its upgrades, and every transaction
+// that must read and write together (intake's batch, a transition with its audit line) in one place.
 import type { PasskeyCredential } from '../protocol/passkey';
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction } from 'idb';
 import type * as z from 'zod';

@@ -256,7 +256,7 @@ export class FakeExtension extends ExtensionSide {
             this.ready();
             break;
           case 'agent_connected':
-            this.handle(() => this.sessions.connected(m.conn));
+            this.handle(async () => this.sessions.connected(m.conn));
             break;
           case 'agent_disconnected':
             this.handle(() => this.sessions.disconnected(m.conn));
@@ -335,7 +335,7 @@ export class DirectExtension extends ExtensionSide {
     const conn = `c_${randomBytes(6).toString('hex')}`;
     const decoder = new FrameDecoder({ endian: 'BE', oversize: 'fatal' });
     this.sockets.set(conn, socket);
-    this.handle(() => this.sessions.connected(conn));
+    this.handle(async () => this.sessions.connected(conn));
     socket.on('error', () => {});
     socket.on('close', () => {
       this.sockets.delete(conn);
