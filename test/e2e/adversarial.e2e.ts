@@ -145,8 +145,11 @@ test('a pairing flood from a hostile process: capped, while the paired agent kee
   const page = await stack.approvalWindow();
   await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
   // Three pairing cards come first; Approve arms once the person has scrolled to the summary's end.
-  await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
-  await expect(page.locator('#approve')).toBeEnabled({ timeout: 10_000 });
+  // A pairing card that arrives or goes above it moves that end, so the person scrolls again.
+  await expect(async () => {
+    await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
+    await expect(page.locator('#approve')).toBeEnabled({ timeout: 2_000 });
+  }).toPass({ timeout: 15_000 });
   await page.locator('#approve').click();
   expect((await pending).status).toBe('approved');
   h.stop();
