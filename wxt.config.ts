@@ -1,3 +1,4 @@
+import { defaultClientConditions } from 'vite';
 import { defineConfig } from 'wxt';
 import { MANIFEST_PUBLIC_KEY, FIREFOX_EXTENSION_ID } from './src/protocol/extension-identity';
 
@@ -38,6 +39,14 @@ export default defineConfig({
     excludeSources: ['**/*.pem', '**/*.key', '**/*.crx', '**/*.zip', '**/*.xpi'],
   },
   hooks: {
+    'vite:build:extendConfig': (entrypoints, config) => {
+      // The service worker has no `document`: packages that ship a DOM build for browsers and a
+      // plain one for workers (micromark's character-reference decoder is one) must give it the
+      // worker build, or the worker dies when it loads them and no bridge socket ever opens.
+      if (entrypoints.some((e) => e.type === 'background')) {
+        config.resolve = { ...config.resolve, conditions: ['worker', ...defaultClientConditions] };
+      }
+    },
     'zip:start': () => {
       // A zip made without COUNTERSIGN_STORE=1 would carry the manifest key, which the Chrome Web
       // Store refuses: package through `npm run zip` only.

@@ -8,6 +8,8 @@ import { dispatchPageMessage, type DispatchContext } from './page-messages/dispa
 import { PAGE_PATHS, type BackgroundParts, type PageServices } from './page-messages/index';
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from './runtime-messages';
 import { ACTIVE_STATES, isActive, viewsOf, type Snapshot } from './snapshot';
+import { SnapshotReviews } from './snapshot-review';
+import { uiLocale } from './ui/i18n';
 import type { ApprovalRecord } from './store';
 import { Store } from './store';
 import { BRIDGE_PROTOCOL_VERSION, type BridgeToExtensionMessage } from '../protocol/bridge';
@@ -69,6 +71,8 @@ class Background {
    */
   private stateVersion = 0;
   private prepared: { version: number; snapshot: Promise<Snapshot> } | null = null;
+  /** The terms review of each item shown, run here once per revision so the window only renders it. */
+  private readonly reviews = new SnapshotReviews(uiLocale(browser));
 
   constructor(
     private readonly version: string,
@@ -116,7 +120,7 @@ class Background {
   }
 
   private async snapshot(): Promise<Snapshot> {
-    return buildSnapshot(await this.init());
+    return buildSnapshot(await this.init(), this.reviews);
   }
 
   private preparedSnapshot(): Promise<Snapshot> {
@@ -331,7 +335,7 @@ async function onBridge(sessions: AgentSessions, store: Store, m: BridgeToExtens
 }
 
 /** Everything the pages show, read from the store and the sessions now. */
-async function buildSnapshot(s: BackgroundParts): Promise<Snapshot> {
+async function buildSnapshot(s: BackgroundParts, reviews: SnapshotReviews): Promise<Snapshot> {
   const active = await s.store.inStates(ACTIVE_STATES);
   const previous = new Map<string, ApprovalRecord>();
   for (const r of active) {
@@ -345,7 +349,7 @@ async function buildSnapshot(s: BackgroundParts): Promise<Snapshot> {
     agentsConnected: s.sessions.authenticatedCount(),
     problems: [...s.sessions.problems],
     browserFamily: browser.runtime.getURL('/').startsWith('moz-extension:') ? 'firefox' : 'chromium',
-    ...viewsOf(active, await s.store.newest(HISTORY_SIZE, (r) => !isActive(r)), previous),
+    ...viewsOf(active, await s.store.newest(HISTORY_SIZE, (r) => !isActive(r)), previous, reviews),
     pairings: [...s.sessions.pairings.values()]
       .filter((p) => p.code)
       .map((p) => ({

@@ -3,6 +3,7 @@ import { keyFingerprint } from '../protocol/fingerprint';
 import { displayOrigin, type DisplayOrigin } from '../summary/origin.ts';
 import type { ToolCall } from '../protocol/tool-call';
 import type { ApprovalRecord, PairedAgent } from './store';
+import type { SnapshotReview, SnapshotReviews } from './snapshot-review';
 
 /**
  * What the background shows its pages: built from the store on each change, never kept
@@ -36,6 +37,11 @@ export interface ApprovalView {
   userVerification?: 'required';
 }
 
+/** An item of the queue with the background's review of its terms: what the approval window renders. */
+export interface ReviewedView extends ApprovalView {
+  review: SnapshotReview;
+}
+
 /** A pairing waiting for the person. Never the code: the person types the one their agent shows. */
 export interface PairingView {
   pairingId: string;
@@ -63,7 +69,7 @@ export interface Snapshot {
   problems: AgentProblem[];
   browserFamily: 'chromium' | 'firefox';
   /** Waiting for the User (pending), or approved and not yet sent (withdrawable), or held. */
-  active: ApprovalView[];
+  active: ReviewedView[];
   /** The latest decided ones, newest first. */
   history: ApprovalView[];
   pairings: PairingView[];
@@ -120,15 +126,18 @@ export function toView(record: ApprovalRecord, previous?: ApprovalRecord): Appro
 }
 
 /**
- * Views of the active records (oldest first: the order they were asked in) and the history
- * (newest first). `previous` supplies the revision a record replaced, for "what changed".
+ * Views of the active records (oldest first: the order they were asked in), each with its review
+ * (made once per revision by `reviews`), and the history (newest first). `previous` supplies the
+ * revision a record replaced, for "what changed".
  */
-export function viewsOf(active: ApprovalRecord[], history: ApprovalRecord[], previous: Map<string, ApprovalRecord>): Pick<Snapshot, 'active' | 'history'> {
-  const view = (r: ApprovalRecord) => toView(r, r.previousKey ? previous.get(r.previousKey) : undefined);
-  return {
-    active: [...active].sort((a, b) => a.createdAt - b.createdAt).map(view),
-    history: history.map((r) => toView(r)),
+export function viewsOf(active: ApprovalRecord[], history: ApprovalRecord[], previous: Map<string, ApprovalRecord>, reviews: SnapshotReviews): Pick<Snapshot, 'active' | 'history'> {
+  const view = (r: ApprovalRecord): ReviewedView => {
+    const replaced = r.previousKey ? previous.get(r.previousKey) : undefined;
+    return { ...toView(r, replaced), review: reviews.of(r, replaced) };
   };
+  const views = [...active].sort((a, b) => a.createdAt - b.createdAt).map(view);
+  reviews.done();
+  return { active: views, history: history.map((r) => toView(r)) };
 }
 
 /** What the window shows of a tool call: everything its revision covers (tool-call-revision.ts), nothing else. */

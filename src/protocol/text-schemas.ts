@@ -70,8 +70,16 @@ export const requestUrlSchema = z
     { error: 'expected an absolute https URL (http only on localhost)' },
   );
 
+/**
+ * JSON data (zod's `z.json()`): an API request's body, a tool's arguments. One instance, which
+ * the bridge's compiled checks recognise and replace with a check zod can compile
+ * (bridge-messages.ts, compiledBridgeParser): z.json() is recursive, and zod compiles no schema
+ * that contains itself.
+ */
+export const jsonValueSchema = z.json();
+
 /** A JSON object (tool arguments): members of any JSON type. */
-export const jsonObjectSchema = z.record(z.string(), z.json(), { error: 'expected a JSON object' });
+export const jsonObjectSchema = z.record(z.string(), jsonValueSchema, { error: 'expected a JSON object' });
 
 /**
  * 32 bytes in base64url's canonical spelling (base64url.ts): a digest, a thumbprint, a nonce, a

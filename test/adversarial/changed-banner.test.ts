@@ -76,7 +76,8 @@ describe('finding 7: the changed banner names every change, whole', () => {
   });
 
   it('finding 7: a value that went away or appeared, a null and an emptied list are changes too', () => {
-    const changes = changedFacts({ terms: { ...TERMS, note: 'x', gift: null, items: ['a'] } }, { terms: { ...TERMS, gift: 'wrapped', items: [] } }, t);
+    const previous = jacketOperation({ terms: { ...TERMS, note: 'x', gift: null, items: ['a'] } });
+    const changes = changedFacts(jacketView({ operation: jacketOperation({ revision: 'rev2', terms: { ...TERMS, gift: 'wrapped', items: [] } }), previous }).review, t);
     expect(changes.map((c) => `${c.label}: ${c.before} → ${c.after}`)).toEqual(['Gift: null → wrapped', 'Items: none → []', 'Note: x → none', 'Items 1: a → none']);
   });
 });

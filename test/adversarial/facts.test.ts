@@ -8,14 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { factFindings, keyFacts } from '../../src/review/index.ts';
 import { renderApprovalCard } from '../../src/extension/ui/approval-card';
-import { factsOf } from '../../src/extension/ui/facts';
 import { approveLabel } from '../../src/extension/ui/approve-label';
 import { englishTranslate } from '../extension/ui/locale-table';
 import { textOf } from '../extension/ui/fake-browser';
 import { jacketOperation, jacketView, TERMS } from '../extension/ui/jacket-view';
 
 const t = englishTranslate();
-const label = (view: ReturnType<typeof jacketView>, danger: boolean) => approveLabel(view, danger, undefined, factsOf(view.operation.terms, t), t);
+const label = (view: ReturnType<typeof jacketView>, danger: boolean) => approveLabel(view, danger, undefined, view.review.facts, t);
 /** 700 and then 101 decimals: one more than `Intl.NumberFormat` can show (ECMA-402 caps them at 100). */
 const HUGE = `700.${'0'.repeat(100)}1`;
 const HUGE_TERMS = { ...TERMS, price_difference: { amount: HUGE, currency: 'USD' } };
@@ -35,7 +34,7 @@ describe('finding 5: an amount Intl cannot format', () => {
   });
 
   it('finding 5: one bad fact never hides the others (each fact is formatted on its own)', () => {
-    const facts = factsOf({ ...HUGE_TERMS, tiny: Number(`1e-101`) }, t);
+    const { facts } = jacketView({ operation: jacketOperation({ terms: { ...HUGE_TERMS, tiny: Number(`1e-101`) } }) }).review;
     expect(facts.map((f) => f.path)).toEqual(['price_difference', 'tiny', 'order_id', 'item_id', 'replacement_sku']);
     expect(facts.find((f) => f.path === 'tiny')).toMatchObject({ value: `0.${'0'.repeat(100)}1`, kind: 'number', unformatted: true });
     // An amount shown as written is never put on the button: the facts say it, digit by digit.

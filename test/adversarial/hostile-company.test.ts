@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalQueue } from '../../src/extension/approval-queue';
 import { extensionKey, signRecord } from '../../src/extension/keys';
-import { toView } from '../../src/extension/snapshot';
+import { viewsOf } from '../../src/extension/snapshot';
+import { SnapshotReviews } from '../../src/extension/snapshot-review';
 import { Store, type PairedAgent } from '../../src/extension/store';
 import { renderApprovalCard } from '../../src/extension/ui/approval-card';
 import { englishTranslate } from '../extension/ui/locale-table';
@@ -107,7 +108,7 @@ describe('a hostile Company: 100 random operations', () => {
             return;
           }
           outcomes.prompted++;
-          const { card } = renderApprovalCard(document, toView(record!), englishTranslate());
+          const { card } = renderApprovalCard(document, viewsOf([record!], [], new Map(), new SnapshotReviews('en')).active[0]!, englishTranslate());
           expect(card.querySelector('h1')).not.toBeNull();
           // No element from Company text beyond the summary's allow-list.
           for (const el of card.querySelectorAll('[data-testid="summary"] *')) expect(['P', 'EM', 'STRONG', 'UL', 'OL', 'LI']).toContain(el.tagName);

@@ -12,7 +12,7 @@ import { mountApprovalWindow } from '../../src/extension/ui/approval-window-page
 import { showsSignedCall } from '../../src/extension/ui/tool-call-arguments';
 import { translator } from '../../src/extension/ui/i18n';
 import { toolCallAsRequest } from '../../src/extension/tool-call-request';
-import type { ApprovalView } from '../../src/extension/snapshot';
+import type { ReviewedView } from '../../src/extension/snapshot';
 import { agentToExtensionMessage, parseBridgeMessage, relayToExtensionMessage, toolCallRequestMessage } from '../../src/protocol/bridge-messages';
 import { generateSigningKeyPair, type SigningKeyPair } from '../../src/protocol/decision';
 import { isCountersignError } from '../../src/protocol/errors';
@@ -45,7 +45,7 @@ function call(args: Record<string, unknown>): ToolCall {
   return { call_id: 'call_1', server, tool: 'move_files', arguments: args as ToolCall['arguments'], expires_at: '2099-10-08T19:20:00Z' };
 }
 
-async function viewOf(c: ToolCall): Promise<ApprovalView> {
+async function viewOf(c: ToolCall): Promise<ReviewedView> {
   const req = await toolCallAsRequest({ id: 'req_1', nonce: `${'N'.repeat(42)}A`, tool_call: c });
   return jacketView({ url: 'https://unused.example', company: req.company, origin: null, operation: req.operation, request: req.request, session: req.session, toolCall: { server: c.server, tool: c.tool, arguments: c.arguments } });
 }
@@ -196,7 +196,7 @@ describe('the approval window arms Approve only for the call the decision signs'
    * background would. jsdom has no layout: every box is reported in view, so the end of the list
    * counts as seen and only the check of the call shown can hold Approve back.
    */
-  async function approveAfterDelay(view: ApprovalView): Promise<boolean> {
+  async function approveAfterDelay(view: ReviewedView): Promise<boolean> {
     const html = readFileSync('entrypoints/approve/index.html', 'utf8').replace(/<script[^>]*><\/script>/g, '');
     const { window } = new JSDOM(html, { pretendToBeVisual: true });
     const doc = window.document;

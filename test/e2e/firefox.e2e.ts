@@ -153,10 +153,14 @@ test('Firefox: the main states of the window match their screenshots (pending, d
   const page = await stack.approvalWindow();
   // puppeteer sends the viewport and a screen orientation together; firefox-esr 140.12 takes the
   // viewport and answers the orientation with "unknown command", which is no failure here.
-  await page.setViewport({ width: 520, height: 490 }).catch((error: unknown) => {
-    if (!(error instanceof Error && error.message.includes('setScreenOrientationOverride'))) throw error;
-  });
-  expect(await page.evaluate(() => [innerWidth, innerHeight])).toEqual([520, 490]);
+  // The window may still be taking the size the background opened it with: set the viewport
+  // again until the page reports it.
+  await expect(async () => {
+    await page.setViewport({ width: 520, height: 490 }).catch((error: unknown) => {
+      if (!(error instanceof Error && error.message.includes('setScreenOrientationOverride'))) throw error;
+    });
+    expect(await page.evaluate(() => [innerWidth, innerHeight])).toEqual([520, 490]);
+  }).toPass({ timeout: 10_000 });
   await waitShowing(page, plain.operation_id);
   await lookAt(page);
   await page.$eval('[data-testid="summary"]', (el) => el.scrollIntoView({ block: 'end' }));

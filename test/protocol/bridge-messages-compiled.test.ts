@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COMPILE_AFTER_MESSAGES, agentToExtensionMessage, compiledBridgeParser, extensionToBridgeMessage, parseBridgeMessage, type ParseResult } from '../../src/protocol/bridge-messages';
+import { z } from 'zod';
+import { COMPILE_AFTER_MESSAGES, agentToExtensionMessage, compiledBridgeParser, extensionToBridgeMessage, parseBridgeMessage, withCompilableJson, type ParseResult } from '../../src/protocol/bridge-messages';
+import { jsonValueSchema } from '../../src/protocol/text-schemas';
 import { NONCE, OPERATION, approvalRequest, mutatedSeeds } from '../bridge/helpers';
 
 // docs/bridge-protocol.md section 4 (the table of what a bad message gets) and 6.3: the bridge's
@@ -85,5 +87,82 @@ describe('bridge-messages: compiled checks (docs/bridge-protocol.md sections 4 a
     const unsigned = relay({ type: 'decision', v: 2, id: 'r1', status: 'approved' });
     expect(parse(unsigned)).toMatchObject({ ok: false, error: { code: 'ERR_BRIDGE_MESSAGE_INVALID' } });
     expect(seen(parse(unsigned))).toEqual(seen(parseBridgeMessage(extensionToBridgeMessage, unsigned)));
+  });
+
+  it('every message type compiles, those holding JSON data (approval_request, tool_call_request) too', () => {
+    for (const option of [...agentToExtensionMessage.options, ...extensionToBridgeMessage.options]) {
+      const type = (option.shape['type'] as z.ZodLiteral).value;
+      expect(() => z.compile(withCompilableJson(option) as z.ZodType, { strict: true }), String(type)).not.toThrow();
+    }
+    // Without the stand-in, z.json()'s recursion keeps the message on the runtime parser.
+    const approval = agentToExtensionMessage.options.find((option) => (option.shape['type'] as z.ZodLiteral).value === 'approval_request')!;
+    expect(() => z.compile(approval, { strict: true })).toThrow(/reference cycle/);
+  });
+});
+
+describe('bridge-messages: the compiled checks’ stand-in for JSON data accepts what z.json() accepts, with an equal copy', () => {
+  const standIn = withCompilableJson(jsonValueSchema) as z.ZodType;
+  const verdict = (schema: z.ZodType, value: unknown) => {
+    const result = schema.safeParse(value);
+    return result.success ? { ok: true, data: result.data } : { ok: false };
+  };
+
+  it('is a different schema from z.json() (else nothing here is tested)', () => {
+    expect(standIn).not.toBe(jsonValueSchema);
+  });
+
+  it('agrees on any value, JSON or not (sparse arrays, null prototypes, boxed values, maps, dates, symbols, -0)', () => {
+    const anything = fc.anything({ maxDepth: 4, withBoxedValues: true, withMap: true, withSet: true, withDate: true, withNullPrototype: true, withObjectString: true, withSparseArray: true, withTypedArray: true });
+    fc.assert(
+      fc.property(anything, (value) => {
+        expect(verdict(standIn, value)).toEqual(verdict(jsonValueSchema, value));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('agrees on what JSON.parse never makes: holes, getters, symbol keys, a __proto__ member, class instances, non-finite numbers', () => {
+    const withSymbol = { a: 1, [Symbol('s')]: 2 };
+    const hidden = Object.defineProperty({ a: 1 }, 'b', { value: 2, enumerable: false });
+    const getter = { get a() { return 'read'; } };
+    class Point { x = 1; }
+    const cases: unknown[] = [
+      [1, , 3], // eslint-disable-line no-sparse-arrays
+      new Array(3),
+      withSymbol,
+      hidden,
+      getter,
+      JSON.parse('{"__proto__": {"polluted": true}, "a": 1}'),
+      new Point(),
+      Object.create(null),
+      NaN,
+      Infinity,
+      -0,
+      undefined,
+      () => 1,
+      10n,
+      '\uD800',
+      { deep: [[{ x: [null, true, 'y'] }]] },
+    ];
+    cases.forEach((value, i) => expect(verdict(standIn, value), `case ${i}`).toEqual(verdict(jsonValueSchema, value)));
+  });
+
+  it('ends a cycle and a hostile depth without overflowing the stack, refusing them', () => {
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle['self'] = cycle;
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(standIn.safeParse(cycle).success).toBe(false);
+    expect(standIn.safeParse(deep).success).toBe(false);
+  });
+
+  it('copies: the output shares no array or object with the input', () => {
+    const input = { list: [{ a: 1 }], nested: { b: [2] } };
+    const output = standIn.parse(input) as typeof input;
+    expect(output).toEqual(input);
+    expect(output).not.toBe(input);
+    expect(output.list).not.toBe(input.list);
+    expect(output.list[0]).not.toBe(input.list[0]);
+    expect(output.nested.b).not.toBe(input.nested.b);
   });
 });

@@ -3,14 +3,12 @@
 import { renderSummaryView } from '../../summary/render.ts';
 import { localize } from '../../summary/message-text.ts';
 import { inspectText } from '../../summary/text-inspection.ts';
-import { diffRevisions } from '../../review/diff.ts';
 import { formatPath, type PathSegment } from '../../review/values.ts';
-import type { ApprovalView } from '../snapshot';
+import type { ApprovalView, ReviewedView } from '../snapshot';
 import type { Translate } from './i18n';
 import { textElements, type TextElements } from './text-elements';
 import { assessRisk, type Risk, type RiskItem, type Said } from './risk';
 import { describeRequest, sessionWords } from './request-words';
-import { factsOf } from './facts';
 import type { KeyFact } from '../../review/key-facts.ts';
 import { changedBanner } from './changed-banner';
 import { toolCallArguments } from './tool-call-arguments';
@@ -33,9 +31,6 @@ function sayFinding(t: Translate, item: RiskItem, facts: ReadonlyMap<string, Key
 
 /** How the review writes an amount in its sentences: "700.00 USD". */
 const AMOUNT_AS_WRITTEN = /^[-\u2212]?\d+(?:\.\d+)? [A-Z]{3}$/;
-
-/** As many facts as a findings' path can name: read once per card, for the block, the findings and Approve. */
-const FACTS_READ = 200;
 
 /** A module's sentence in the page's language when it carries its message, else as written. */
 export function say(t: Translate, said: Said): string {
@@ -72,7 +67,7 @@ export interface RenderedCard {
  * the DOM only as text nodes, except the summary, which goes through the summary pipeline (spec
  * section 3 "Formatting" and section 8).
  */
-export function renderApprovalCard(doc: Document, view: ApprovalView, t: Translate, options: CardOptions = {}): RenderedCard {
+export function renderApprovalCard(doc: Document, view: ReviewedView, t: Translate, options: CardOptions = {}): RenderedCard {
   const el = textElements(doc);
   const card = el('article', undefined, 'card');
   card.setAttribute('aria-labelledby', 'company-heading');
@@ -83,7 +78,8 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   const risk = assessRisk(view, args ? args.hidden : rendered!.findings.length > 0, action);
   const formattingLimited = rendered?.formattingLimited ?? false;
 
-  const facts = view.toolCall ? [] : factsOf(view.operation.terms, t, FACTS_READ);
+  // Read once in the background for the block, the findings' words and Approve (none for a tool call).
+  const facts = view.review.facts;
   const byPath = new Map(facts.map((f) => [f.path, f]));
   if (risk.danger) card.append(riskBanner(el, risk, byPath, t));
   if (view.previous) card.append(changedBanner(el, view, t));
@@ -102,7 +98,7 @@ export function renderApprovalCard(doc: Document, view: ApprovalView, t: Transla
   // The findings after the Company's words: the banner above says the top one, "Why?" comes here.
   const concerns = risk.items.filter((i) => i.severity !== 'info');
   if (concerns.length > 0 || formattingLimited) card.append(concernList(el, concerns, formattingLimited, byPath, t));
-  if (view.previous) card.append(summaryDiff(el, view, t));
+  if (view.previous && view.review.diff) card.append(summaryDiff(el, view.review.diff, t));
   card.append(technicalDetails(el, view, risk, t));
   return { card, risk, summary, facts, ...(action ? { action } : {}) };
 }
@@ -284,8 +280,7 @@ function concernList(el: TextElements, items: Risk['items'], formattingLimited: 
 }
 
 /** The summary's words, old against new: a word the Company added is marked by more than colour. */
-function summaryDiff(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
-  const diff = diffRevisions(view.previous!, view.operation);
+function summaryDiff(el: TextElements, diff: NonNullable<ReviewedView['review']['diff']>, t: Translate): HTMLElement {
   const section = el('section', undefined, 'diff');
   section.dataset.testid = 'diff';
   section.append(el('h2', t('changedHeading')));

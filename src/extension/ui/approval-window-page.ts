@@ -12,7 +12,8 @@ import { showsSignedCall } from './tool-call-arguments';
 import { approveGate } from './approve-gate';
 import { approveLabel } from './approve-label';
 import { inspectText } from '../../summary/text-inspection.ts';
-import type { ApprovalView, Snapshot } from '../snapshot';
+import { receivedSnapshot } from './received-snapshot';
+import type { ApprovalView, ReviewedView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
 import { deadlineOf } from '../../protocol/rfc3339';
 
@@ -123,7 +124,7 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
   const connect = () => {
     const port = browser.runtime.connect({ name: 'approve-window' });
     port.onMessage.addListener((message: unknown) => {
-      const snap = (message as { snapshot?: Snapshot }).snapshot;
+      const snap = receivedSnapshot(message);
       if (snap) w.onSnapshot(snap);
     });
     port.onDisconnect.addListener(() => {
@@ -152,16 +153,16 @@ class ApprovalWindow {
    * The tool call on the card, once its server, tool and arguments are known to hash to the item's
    * revision: the decision is signed for that revision, so it covers exactly what is shown.
    */
-  private signedShown: ApprovalView | null = null;
+  private signedShown: ReviewedView | null = null;
   private confirmingDeclineAll = false;
   /** The passkey confirmation under way, if any: closing the window or a new click ends it. */
   private passkeyAbort: AbortController | undefined;
   /** What the passkey step last said about an item (confirming, or why it did not approve). */
   private passkeyNote: { key: string; text: string } | undefined;
   /** Items seen while active, to leave a result card when they end. */
-  private readonly seen = new Map<string, ApprovalView>();
+  private readonly seen = new Map<string, ReviewedView>();
   /** Newest first; items that ended together with the same outcome share one card. */
-  private readonly results: Array<{ views: ApprovalView[]; endedAt: number }> = [];
+  private readonly results: Array<{ views: ReviewedView[]; endedAt: number }> = [];
   private readonly pairingCards = new Map<string, PairingCard>();
   private readonly paired: HTMLElement[] = [];
   private readonly announced = new Set<string>();
@@ -176,7 +177,7 @@ class ApprovalWindow {
     private readonly focused: () => boolean,
   ) {}
 
-  private current(): ApprovalView | undefined {
+  private current(): ReviewedView | undefined {
     return this.snapshot?.active.find((v) => v.key === this.currentKey);
   }
 
@@ -210,12 +211,13 @@ class ApprovalWindow {
   /** Items that left the queue since the last snapshot end as result cards, never silently. */
   private collectResults(snap: Snapshot): void {
     const active = new Set(snap.active.map((v) => v.key));
-    for (const key of this.seen.keys()) {
+    for (const [key, shown] of this.seen) {
       if (active.has(key)) continue;
       this.seen.delete(key);
       const ended = snap.history.find((h) => h.key === key);
       // A revision replaced by a newer one is not an outcome: the new one arrives with its banner.
-      if (ended && isResult(ended.state)) this.addResult(ended);
+      // The same revision, so the review the window showed is still of its terms.
+      if (ended && isResult(ended.state)) this.addResult({ ...ended, review: shown.review });
     }
     this.results.splice(5);
     for (const v of snap.active) this.seen.set(v.key, v);
@@ -226,7 +228,7 @@ class ApprovalWindow {
     }
   }
 
-  private addResult(ended: ApprovalView): void {
+  private addResult(ended: ReviewedView): void {
     const now = Date.now();
     const latest = this.results[0];
     if (latest && latest.views[0]!.state === ended.state && now - latest.endedAt < TOGETHER_MS) latest.views.push(ended);
@@ -335,7 +337,7 @@ class ApprovalWindow {
   }
 
   /** Approve stays disarmed until the call on the card is shown to be the call the decision signs. */
-  private checkSigned(view: ApprovalView): void {
+  private checkSigned(view: ReviewedView): void {
     void showsSignedCall(view).then((signed) => {
       if (!signed || this.current() !== view) return;
       this.signedShown = view;
@@ -422,7 +424,7 @@ class ApprovalWindow {
   }
 
   /** The time left, in words; a warning from 30 s before expiry, announced once. Stops after Approve. */
-  private countdown(view: ApprovalView, now: number): void {
+  private countdown(view: ReviewedView, now: number): void {
     const { ui, t } = this;
     if (view.state !== 'pending') {
       ui.countdown.textContent = '';

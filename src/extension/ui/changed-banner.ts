@@ -1,5 +1,5 @@
 import { inspectText } from '../../summary/text-inspection.ts';
-import type { ApprovalView } from '../snapshot';
+import type { ReviewedView } from '../snapshot';
 import type { Translate } from './i18n';
 import type { TextElements } from './text-elements';
 import { changedFacts, type FactChange } from './facts';
@@ -19,12 +19,12 @@ function changeItem(el: TextElements, change: FactChange): HTMLElement {
  * terms' own values, every change named. The first `CHANGES_LISTED` are listed; "and N more
  * changes" opens the others in place (docs/ui.md, "Changed").
  */
-export function changedBanner(el: TextElements, view: ApprovalView, t: Translate): HTMLElement {
+export function changedBanner(el: TextElements, view: ReviewedView, t: Translate): HTMLElement {
   const banner = el('div', undefined, 'changed');
   banner.setAttribute('role', 'status');
   banner.dataset.testid = 'changed';
   const name = inspectText(view.company.name, { singleLine: true }).display;
-  const changes = view.previous ? changedFacts(view.previous, view.operation, t) : [];
+  const changes = changedFacts(view.review, t);
   banner.append(el('strong', changes.length > 0 ? t('changedBanner', name) : t('changedBannerNoTerms', name)));
   if (changes.length === 0) return banner;
   const listed = el('ul', undefined, 'changes');

@@ -38,11 +38,18 @@ export function translator(getMessage: GetMessage, locale: string): Translate {
   return t;
 }
 
+/**
+ * The language the extension's messages are in (BCP 47), for `Intl`: the pages' and the
+ * background's, which formats the facts it sends them (src/extension/snapshot-review.ts).
+ */
+export function uiLocale(browser: Browser): string {
+  return safeLocale(browser.i18n.getMessage('@@ui_locale').replace(/_/g, '-') || browser.i18n.getUILanguage() || 'en');
+}
+
 /** The page's translator, from the browser's UI language; also sets `<html lang dir>`. */
 export function pageTranslator(browser: Browser, doc?: Document): Translate {
   const getMessage: GetMessage = (key, subs) => browser.i18n.getMessage(key as never, subs);
-  const locale = getMessage('@@ui_locale').replace(/_/g, '-') || browser.i18n.getUILanguage() || 'en';
-  const t = translator(getMessage, safeLocale(locale));
+  const t = translator(getMessage, uiLocale(browser));
   if (doc) {
     doc.documentElement.lang = t.locale;
     doc.documentElement.dir = t.dir;

@@ -1,13 +1,7 @@
 import { inspectText } from '../../summary/text-inspection.ts';
-import type { ApprovalView } from '../snapshot';
+import type { ApprovalView, ReviewedView } from '../snapshot';
 import type { Translate } from './i18n';
 import { textElements } from './text-elements';
-import { factsOf } from './facts';
-import { youApproveLine } from '../../review/key-facts.ts';
-
-function youApproveFacts(terms: Record<string, unknown> | undefined, t: Translate): string {
-  return youApproveLine(factsOf(terms, t).slice(0, 2));
-}
 
 /** How an item that left the queue ended, as the person needs to hear it. */
 const RESULT_MESSAGE: Partial<Record<ApprovalView['state'], string>> = {
@@ -52,7 +46,7 @@ function timeElement(el: ReturnType<typeof textElements>, at: Date, t: Translate
  * group of items that ended together) that left the queue while the window showed it, with Close
  * (docs/ui.md, "Outcomes").
  */
-export function renderResultCard(doc: Document, views: readonly ApprovalView[], t: Translate, compact: boolean): HTMLElement {
+export function renderResultCard(doc: Document, views: readonly ReviewedView[], t: Translate, compact: boolean): HTMLElement {
   const el = textElements(doc);
   const view = views[0]!;
   const ok = view.state === 'performed';
@@ -71,7 +65,7 @@ export function renderResultCard(doc: Document, views: readonly ApprovalView[], 
   heading.tabIndex = -1;
   card.append(heading);
   // Which request this was: the Company and the terms' facts, so the card stands on its own.
-  const what = views.length > 1 ? company : [company, youApproveFacts(view.operation.terms, t)].filter(Boolean).join(' \u00B7 ');
+  const what = views.length > 1 ? company : [company, view.review.youApprove].filter(Boolean).join(' \u00B7 ');
   if (!compact) card.append(el('p', what, 'what muted', true));
   if (!compact && views.length === 1 && view.state === 'failed' && view.outcomeDetail) card.append(el('p', inspectText(view.outcomeDetail, { singleLine: true }).display, 'muted', true));
   const close = el('button', t('close'), 'secondary close');

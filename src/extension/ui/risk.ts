@@ -1,12 +1,9 @@
 import { inspectText } from '../../summary/text-inspection.ts';
 import { inspectCompanyName } from '../../summary/company-name.ts';
-import { reviewOperation } from '../../review/terms.ts';
 import type { ReviewFinding, CheckedStatement } from '../../review/types.ts';
 import type { OriginWarningCode } from '../../summary/origin.ts';
 import type { MessageText } from '../../summary/message-text.ts';
-import type { ApprovalView } from '../snapshot';
-import { requestBody } from './request-words';
-import { factDangers } from './facts';
+import type { ApprovalView, ReviewedView } from '../snapshot';
 import type { ToolAction } from './tool-call-action';
 
 /** A sentence a module wrote for the person, with the message it comes from when it has one. */
@@ -95,25 +92,22 @@ function destructive(view: ApprovalView, action: ToolAction | undefined): RiskIt
   return [{ severity: 'danger', source: 'call', message: `This deletes ${action.target}.`, text: { key: 'toolCallDeletes', substitutions: [action.target] } }];
 }
 
-export function assessRisk(view: ApprovalView, summaryHasHidden: boolean, action?: ToolAction): Risk {
+export function assessRisk(view: ReviewedView, summaryHasHidden: boolean, action?: ToolAction): Risk {
   const name = inspectText(view.company.name, { singleLine: true });
   const items: RiskItem[] = [];
   for (const f of name.findings) items.push({ severity: 'danger', source: 'name', message: f.message, text: f.text });
   for (const f of inspectCompanyName(view.company.name)) items.push({ severity: f.severity, source: 'name', message: f.message, text: f.text });
   for (const w of view.origin?.warnings ?? []) items.push({ severity: originSeverity(w.code, view.origin!.asciiHost), source: 'origin', message: w.message, text: w.text });
   if (summaryHasHidden) items.push({ severity: 'warning', source: 'summary', message: 'The summary contains hidden characters, shown as tokens.', text: { key: 'hygieneWarning', substitutions: [] } });
-  // The review reads a Company's words against its terms; a tool call has no words of anyone's to
-  // check: its card shows the arguments themselves (tool-call-arguments.ts).
-  const review = view.toolCall ? { findings: [], checked: [] } : reviewOperation({ summary: view.operation.summary, terms: view.operation.terms, request: requestBody(view.request) });
-  items.push(...review.findings.map(fromFinding));
-  // A value of the terms shown as written because Intl cannot format it (docs/ui.md, "Key facts").
-  if (!view.toolCall) items.push(...factDangers(view.operation.terms).map(fromFinding));
+  // The review of the Company's words against its terms, and the facts' own dangers, ran in the
+  // background on this very revision (snapshot-review.ts); a tool call has none.
+  items.push(...view.review.findings.map(fromFinding));
   items.push(...destructive(view, action), ...callFlags(view));
   items.sort((a, b) => ORDER[a.severity] - ORDER[b.severity]);
   return {
     danger: items.some((i) => i.severity === 'danger'),
     originWarning: items.some((i) => i.source === 'origin' && i.severity === 'danger'),
     items,
-    checked: review.checked,
+    checked: view.review.checked,
   };
 }

@@ -96,6 +96,8 @@ export class Stack {
         const agent = await this.agent(name);
         const { code, fingerprint, confirmed } = await agent.pair();
         const page = await this.approvalWindow();
+        // In front, as a person typing the code: Pair arms only while the window has the focus.
+        await page.bringToFront();
         const card = page.getByTestId('pairing').filter({ hasText: fingerprint });
         await card.getByTestId('pair-code-input').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
         await card.locator('#pair-confirm:enabled').click();
@@ -162,13 +164,26 @@ export async function waitForSocket(env: StackEnv, timeoutMs = 15_000): Promise<
   throw new Error('the bridge socket did not appear');
 }
 
+/**
+ * Connects as an agent should (docs/agent-sdk.md, "unavailable": connect again, once): right after
+ * the browser starts, it may restart the extension's worker and with it the bridge, whose socket
+ * file then refuses until the next bridge replaces it.
+ */
 export async function connectAgent(root: string, env: StackEnv, name: string, configName = name.replace(/\W+/g, '-')): Promise<Companion> {
-  return Companion.connect({
-    agentName: name,
-    configDir: join(root, 'agents', configName),
-    env: { ...process.env, ...env },
-    socketPath: await waitForSocket(env),
-  });
+  const connect = async () =>
+    Companion.connect({
+      agentName: name,
+      configDir: join(root, 'agents', configName),
+      env: { ...process.env, ...env },
+      socketPath: await waitForSocket(env),
+    });
+  try {
+    return await connect();
+  } catch (error) {
+    if (!isCountersignError(error, 'ERR_COMPANION_UNAVAILABLE')) throw error;
+    await new Promise((r) => setTimeout(r, 1000));
+    return connect();
+  }
 }
 
 /** A page message from one of the extension's own pages (the background answers only those). */

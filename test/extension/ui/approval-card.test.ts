@@ -3,7 +3,7 @@ import { describe, it, expect } from 'vitest';
 import { renderApprovalCard } from '../../../src/extension/ui/approval-card';
 import { translator, type Translate } from '../../../src/extension/ui/i18n';
 import { ALLOWED_TAGS } from '../../../src/summary/sanitize.ts';
-import type { ApprovalView } from '../../../src/extension/snapshot';
+import type { ReviewedView } from '../../../src/extension/snapshot';
 import { chromeGetMessage, englishMessages } from './locale-table';
 import { textOf } from './fake-browser';
 import { EXCHANGE_REQUEST, jacketOperation, jacketView, STORMLINE, T700, TERMS } from './jacket-view';
@@ -21,7 +21,7 @@ function recording(): Translate & { shown: Set<string> } {
   return Object.assign(t, { shown });
 }
 
-function render(view: ApprovalView) {
+function render(view: ReviewedView) {
   const t = recording();
   const out = renderApprovalCard(document, view, t);
   document.body.replaceChildren(out.card);
@@ -210,7 +210,7 @@ describe('approval card: every visible text is a message or marked data-value (d
     expect(textOf(dts[1])).toBe(t('factsLabelFor'));
   });
 
-  const cases: Array<[string, ApprovalView]> = [
+  const cases: Array<[string, ReviewedView]> = [
     ['a clean request', jacketView()],
     ['danger from the address, with info notes', jacketView({ url: 'https://stormline.example.checkout-secure.co' })],
     ['review danger, a revision that changed, no request, hidden characters', jacketView({ operation: jacketOperation({ terms: T700, summary: 'Exchange\u200B the jacket for **$70.00** more.' }), previous: jacketOperation(), request: null, session: null })],
@@ -246,7 +246,7 @@ describe('a Company name with hidden characters (docs/ui.md, "Danger")', () => {
 });
 
 describe('a tool call from countersign-mcp (docs/mcp-gateway.md, "What you approve")', () => {
-  async function toolCallView(): Promise<ApprovalView> {
+  async function toolCallView(): Promise<ReviewedView> {
     const req = await toolCallAsRequest({
       id: 'req_1',
       nonce: 'N'.repeat(42) + 'A',

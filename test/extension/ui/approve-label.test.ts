@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { approveLabel } from '../../../src/extension/ui/approve-label';
-import { factsOf } from '../../../src/extension/ui/facts';
 import { toolCallAction, type ToolAction } from '../../../src/extension/ui/tool-call-action';
-import type { ApprovalView } from '../../../src/extension/snapshot';
+import type { ReviewedView } from '../../../src/extension/snapshot';
 import { englishTranslate } from './locale-table';
 import { jacketOperation, jacketView } from './jacket-view';
 
 const t = englishTranslate();
-/** Approve's words for a view, from its facts as the card reads them. */
-const label = (view: ApprovalView, danger: boolean, action?: ToolAction) => approveLabel(view, danger, action, factsOf(view.operation.terms, t), t);
+/** Approve's words for a view, from its facts as the card reads them (the background's review). */
+const label = (view: ReviewedView, danger: boolean, action?: ToolAction) => approveLabel(view, danger, action, view.review.facts, t);
 const withTerms = (terms: Record<string, unknown> | undefined) => jacketView({ operation: jacketOperation({ terms }) });
 
 describe('approveLabel: the consequence on the button (docs/ui.md, "The footer")', () => {

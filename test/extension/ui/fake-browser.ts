@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
 import { englishMessages, fillMessage } from './locale-table';
 import { displayOrigin } from '../../../src/summary/origin.ts';
-import type { ApprovalView, Snapshot } from '../../../src/extension/snapshot';
+import type { ApprovalView, ReviewedView, Snapshot } from '../../../src/extension/snapshot';
+import { reviewed } from './jacket-view';
 
 const root = `${resolve(dirname(fileURLToPath(import.meta.url)), '../../..')}/`;
 
@@ -92,11 +93,11 @@ export function baseSnapshot(): Snapshot {
 }
 
 let counter = 0;
-/** One approval as the background shows it; a jacket exchange at checkout.jacketshop.co.uk. */
-export function view(over: Partial<ApprovalView> = {}): ApprovalView {
+/** One approval as the background shows it, with its review; a jacket exchange at checkout.jacketshop.co.uk. */
+export function view(over: Partial<ApprovalView> = {}): ReviewedView {
   counter += 1;
   const origin = over.company?.origin ?? 'https://checkout.jacketshop.co.uk';
-  return {
+  return reviewed({
     key: `agent ${origin} op_${counter} rev1`,
     state: 'performed',
     agentName: 'Desk agent',
@@ -116,7 +117,7 @@ export function view(over: Partial<ApprovalView> = {}): ApprovalView {
     createdAt: Date.now() - 6 * 60_000,
     updatedAt: Date.now() - 5 * 60_000,
     ...over,
-  };
+  });
 }
 
 /** Puts an entrypoint's HTML body into the jsdom document (without its script). */

@@ -4,7 +4,13 @@
  * `EXCHANGE_REQUEST`) and test/review/seed-exchange.ts: e2e files are not imported here.
  */
 import { displayOrigin } from '../../../src/summary/origin.ts';
-import type { ApprovalView } from '../../../src/extension/snapshot';
+import type { ApprovalView, ReviewedView } from '../../../src/extension/snapshot';
+import { snapshotReview } from '../../../src/extension/snapshot-review';
+
+/** A view with the review the background sends with it (snapshot-review.ts), in English. */
+export function reviewed(view: ApprovalView): ReviewedView {
+  return { ...view, review: snapshotReview(view, view.previous, 'en') };
+}
 
 /** Spec section 3's terms. */
 export const TERMS = {
@@ -42,11 +48,13 @@ export function jacketOperation(over: Record<string, unknown> = {}): ApprovalVie
 /**
  * A pending jacket exchange from Stormline: a clean one (the review finds nothing against it).
  * `origin` overrides the Company's address, and `view.origin` follows it through `displayOrigin`.
+ * The review is made from the view's own operation, request and previous revision, as the
+ * background makes it, unless `review` is given.
  */
-export function jacketView(over: Partial<ApprovalView> & { url?: string } = {}): ApprovalView {
-  const { url, ...rest } = over;
+export function jacketView(over: Partial<ReviewedView> & { url?: string } = {}): ReviewedView {
+  const { url, review, ...rest } = over;
   const origin = url ?? rest.company?.origin ?? STORMLINE.origin;
-  return {
+  const view: ApprovalView = {
     key: `agent ${origin} exc_5Rt2 rev1`,
     state: 'pending',
     agentName: 'Desk agent',
@@ -61,4 +69,5 @@ export function jacketView(over: Partial<ApprovalView> & { url?: string } = {}):
     updatedAt: Date.UTC(2026, 9, 8, 19, 5),
     ...rest,
   };
+  return review ? { ...view, review } : reviewed(view);
 }

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, it, expect } from 'vitest';
 import { isResult, renderResultCard } from '../../../src/extension/ui/result-card';
-import type { ApprovalView } from '../../../src/extension/snapshot';
+import type { ReviewedView } from '../../../src/extension/snapshot';
 import { englishTranslate } from './locale-table';
 import { textOf } from './fake-browser';
 import { jacketView, STORMLINE } from './jacket-view';
@@ -10,7 +10,7 @@ const t = englishTranslate();
 const AT = Date.UTC(2026, 9, 8, 19, 5);
 const short = (ms: number) => new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(ms));
 
-function card(views: ApprovalView[], compact = false) {
+function card(views: ReviewedView[], compact = false) {
   const c = renderResultCard(document, views, t, compact);
   document.body.replaceChildren(c);
   return c;
