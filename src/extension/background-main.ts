@@ -9,6 +9,7 @@ import { PAGE_PATHS, type BackgroundParts, type PageServices } from './page-mess
 import { DEFAULT_SETTINGS, settingsSchema, type Settings } from './runtime-messages';
 import { ACTIVE_STATES, isActive, viewsOf, type Snapshot } from './snapshot';
 import { SnapshotReviews } from './snapshot-review';
+import { APPROVE_WINDOW_PORT } from './constants';
 import { uiLocale } from './ui/i18n';
 import type { ApprovalRecord } from './store';
 import { Store } from './store';
@@ -101,7 +102,7 @@ class Background {
 
   /** An approval window, popup or options page opened its port: it gets every snapshot from now on. */
   pageConnected(port: PagePort): void {
-    if (port.name !== 'approve-window' || !port.sender?.url?.startsWith(browser.runtime.getURL('/'))) return;
+    if (port.name !== APPROVE_WINDOW_PORT || !port.sender?.url?.startsWith(browser.runtime.getURL('/'))) return;
     this.pagePorts.add(port);
     port.onDisconnect.addListener(() => this.pagePorts.delete(port));
     void this.init().then((s) => s.port.nudge());

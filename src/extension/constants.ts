@@ -6,3 +6,6 @@
 
 /** How long an item must be visible and focused before Approve counts: a stray click cannot approve. */
 export const APPROVE_DELAY_MS = 1000;
+
+/** The name of the port an approval window opens to the background, which gives only that port snapshots. */
+export const APPROVE_WINDOW_PORT = 'approve-window';

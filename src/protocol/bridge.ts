@@ -3,6 +3,7 @@
  * Each part lives in the file named after it; code inside src/protocol imports those directly.
  */
 export * from './bridge-messages';
+export * from './compiled-bridge-parser';
 export { AGENT_AUTH_CONTEXT, agentAuthInput, verifyAgentAuth, type AgentAuthFields } from './agent-auth';
 export { B64U_32_PATTERN, B64U_64_PATTERN, base64urlDecode, base64urlEncode } from './base64url';
 export { jwkThumbprint, publicJwkSchema as bridgePublicJwkSchema, thumbprintInput, type PublicJwk as BridgePublicJwk } from './jwk';

@@ -73,7 +73,7 @@ export const requestUrlSchema = z
 /**
  * JSON data (zod's `z.json()`): an API request's body, a tool's arguments. One instance, which
  * the bridge's compiled checks recognise and replace with a check zod can compile
- * (bridge-messages.ts, compiledBridgeParser): z.json() is recursive, and zod compiles no schema
+ * (compiled-bridge-parser.ts): z.json() is recursive, and zod compiles no schema
  * that contains itself.
  */
 export const jsonValueSchema = z.json();

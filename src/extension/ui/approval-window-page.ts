@@ -13,6 +13,8 @@ import { approveGate } from './approve-gate';
 import { approveLabel } from './approve-label';
 import { inspectText } from '../../summary/text-inspection.ts';
 import { receivedSnapshot } from './received-snapshot';
+import { takeEarlyPort } from './early-port';
+import { APPROVE_WINDOW_PORT } from '../constants';
 import type { ApprovalView, ReviewedView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
 import { deadlineOf } from '../../protocol/rfc3339';
@@ -121,19 +123,30 @@ export function mountApprovalWindow(doc: Document, browser: Browser): void {
 
   // The worker may stop (MV3) and take this port with it; reconnecting wakes it, and it answers
   // with a fresh snapshot read from IndexedDB. Until then the page shows the bridge as down.
+  // The first port is the one approve-port.js opened while this script loaded, when it did: what
+  // it heard meanwhile is handled first, in order, before anything it hears next.
+  let early = takeEarlyPort(doc.defaultView);
   const connect = () => {
-    const port = browser.runtime.connect({ name: 'approve-window' });
-    port.onMessage.addListener((message: unknown) => {
+    const taken = early;
+    early = undefined;
+    const port = taken?.port ?? browser.runtime.connect({ name: APPROVE_WINDOW_PORT });
+    const onMessage = (message: unknown) => {
       const snap = receivedSnapshot(message);
       if (snap) w.onSnapshot(snap);
-    });
-    port.onDisconnect.addListener(() => {
+    };
+    const onDisconnect = () => {
       w.onDisconnect();
       setTimeout(connect, 250);
-    });
+    };
+    port.onMessage.addListener(onMessage);
+    port.onDisconnect.addListener(onDisconnect);
+    if (taken === undefined) return;
+    taken.release();
+    for (const message of taken.messages) onMessage(message);
+    if (taken.disconnected) onDisconnect();
   };
-  connect();
   w.listen();
+  connect();
   setInterval(() => w.tick(), 200);
 }
 

@@ -49,6 +49,11 @@ export class FirefoxStack {
    * page is asked for its location (closed windows linger in pages() and fail that question).
    */
   async approvalWindow(timeoutMs = 15_000): Promise<Page> {
+    return this.pageWhere((href) => href.startsWith(`moz-extension://${FIREFOX_UUID}/approve.html`), timeoutMs, 'the approval window did not open');
+  }
+
+  /** The first open page whose location passes `matches`, asked every 100 ms. */
+  async pageWhere(matches: (href: string) => boolean, timeoutMs = 15_000, failure = 'no page opened there'): Promise<Page> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       for (const page of await this.browser.pages()) {
@@ -56,11 +61,11 @@ export class FirefoxStack {
           page.evaluate(() => location.href).catch(() => ''),
           new Promise<string>((r) => setTimeout(() => r(''), 500)),
         ]);
-        if (href.startsWith(`moz-extension://${FIREFOX_UUID}/approve.html`)) return page;
+        if (matches(href)) return page;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('the approval window did not open');
+    throw new Error(failure);
   }
 
   async pairedAgent(name: string): Promise<Companion> {

@@ -99,8 +99,31 @@ export class Stack {
         // In front, as a person typing the code: Pair arms only while the window has the focus.
         await page.bringToFront();
         const card = page.getByTestId('pairing').filter({ hasText: fingerprint });
-        await card.getByTestId('pair-code-input').fill(`${code.slice(0, 3)} ${code.slice(3)}`);
-        await card.locator('#pair-confirm:enabled').click();
+        const input = card.getByTestId('pair-code-input');
+        const confirm = card.locator('#pair-confirm');
+        const typed = `${code.slice(0, 3)} ${code.slice(3)}`;
+        await input.fill(typed);
+        // Seen in 2 of 4 full runs, never in the file alone: the field found empty again a moment
+        // after it was filled, the card rebuilt. A person would type the code again, and so does
+        // this, once; the failure still says what held Pair back.
+        await expect(confirm).toBeEnabled({ timeout: 10_000 }).catch(async () => {
+          if ((await input.inputValue()) === '') await input.fill(typed);
+        });
+        await expect(confirm).toBeEnabled({ timeout: 10_000 }).catch(async (error: unknown) => {
+          const state = await page.evaluate((f) => {
+            const shown = [...document.querySelectorAll<HTMLElement>('[data-testid="pairing"]')].find((c) => c.textContent?.includes(f));
+            return {
+              focused: document.hasFocus(),
+              visibility: document.visibilityState,
+              typed: shown?.querySelector<HTMLInputElement>('[data-testid="pair-code-input"]')?.value,
+              note: shown?.querySelector('.pair-note')?.textContent,
+              bridgeDown: document.getElementById('bridge-down')?.hidden === false,
+              pairingIds: [...document.querySelectorAll<HTMLElement>('[data-testid="pairing"]')].map((c) => c.dataset.pairingId),
+            };
+          }, fingerprint);
+          throw new Error(`Pair never armed for ${name}: ${JSON.stringify(state)}`, { cause: error });
+        });
+        await confirm.click();
         await confirmed;
         return agent;
       } catch (error) {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { COMPILE_AFTER_MESSAGES, agentToExtensionMessage, compiledBridgeParser, extensionToBridgeMessage, parseBridgeMessage, withCompilableJson, type ParseResult } from '../../src/protocol/bridge-messages';
+import { agentToExtensionMessage, extensionToBridgeMessage, parseBridgeMessage, type ParseResult } from '../../src/protocol/bridge-messages';
+import { COMPILE_AFTER_MESSAGES, compiledBridgeParser, withCompilableJson } from '../../src/protocol/compiled-bridge-parser';
 import { jsonValueSchema } from '../../src/protocol/text-schemas';
 import { NONCE, OPERATION, approvalRequest, mutatedSeeds } from '../bridge/helpers';
 
@@ -55,7 +56,7 @@ function warmed(union: typeof agentToExtensionMessage | typeof extensionToBridge
   return parse;
 }
 
-describe('bridge-messages: compiled checks (docs/bridge-protocol.md sections 4 and 6.3)', () => {
+describe('compiled-bridge-parser: compiled checks (docs/bridge-protocol.md sections 4 and 6.3)', () => {
   for (const [side, union, seeds] of [
     ['agent messages', agentToExtensionMessage, AGENT_SEEDS],
     ['extension messages', extensionToBridgeMessage, EXTENSION_SEEDS],
@@ -100,7 +101,7 @@ describe('bridge-messages: compiled checks (docs/bridge-protocol.md sections 4 a
   });
 });
 
-describe('bridge-messages: the compiled checks’ stand-in for JSON data accepts what z.json() accepts, with an equal copy', () => {
+describe('compiled-bridge-parser: the stand-in for JSON data accepts what z.json() accepts, with an equal copy', () => {
   const standIn = withCompilableJson(jsonValueSchema) as z.ZodType;
   const verdict = (schema: z.ZodType, value: unknown) => {
     const result = schema.safeParse(value);
