@@ -18,9 +18,10 @@ export const passkeyChallenge = pageMessageModule({
   refusal: 'a passkey confirms a decision in the approval window only',
   handler: async (m, services) => {
     const { store } = await services.ready();
-    const record = await store.get(m.key);
+    // Both reads at once: the person is waiting on the passkey prompt this answer opens.
+    const [record, stored] = await Promise.all([store.get(m.key), store.getPasskey()]);
     if (record?.state !== 'pending') throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: this item is not waiting for a decision');
-    const passkey = (await store.getPasskey())?.credential ?? null;
+    const passkey = stored?.credential ?? null;
     if (passkey === null) throw new CountersignError('ERR_NOT_ALLOWED', "passkey: none is registered; register one in Countersign's options first");
     const now = Date.now();
     const challenge = base64urlEncode(await recordChallenge(record, now));

@@ -92,9 +92,12 @@ export class Stack {
    */
   async pairedAgent(name: string): Promise<Companion> {
     for (let attempt = 1; ; attempt++) {
+      let agent: Companion | undefined;
+      let shownFingerprint: string | undefined;
       try {
-        const agent = await this.agent(name);
+        agent = await this.agent(name);
         const { code, fingerprint, confirmed } = await agent.pair();
+        shownFingerprint = fingerprint;
         const page = await this.approvalWindow();
         // In front, as a person typing the code: Pair arms only while the window has the focus.
         await page.bringToFront();
@@ -128,6 +131,13 @@ export class Stack {
         return agent;
       } catch (error) {
         if (attempt > 1 || !isCountersignError(error, 'ERR_COMPANION_UNAVAILABLE')) throw error;
+        await agent?.close().catch(() => undefined);
+        // The next attempt pairs the same key, so its card has the same fingerprint: the code must
+        // not go into this attempt's card while the window still shows it.
+        const window = this.context.pages().find((p) => p.url().includes('/approve.html'));
+        if (shownFingerprint !== undefined && window !== undefined) {
+          await expect(window.getByTestId('pairing').filter({ hasText: shownFingerprint })).toHaveCount(0, { timeout: 10_000 });
+        }
         await new Promise((r) => setTimeout(r, 1000));
       }
     }
