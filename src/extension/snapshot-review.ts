@@ -114,8 +114,8 @@ export class SnapshotReviews {
   /** The review of `record` (and of the revision it replaced), from the last snapshot when it is there. */
   of(record: Reviewed & Pick<ApprovalRecord, 'key'>, previous?: Reviewed & Pick<ApprovalRecord, 'key'>): SnapshotReview {
     const id = `${record.key}\n${previous?.key ?? ''}`;
-    const kept = this.reviews.get(id);
-    const review = kept?.revision === record.operation.revision ? kept : snapshotReview(record, previous?.operation, this.locale);
+    // The keys name the revisions, so a review kept under them is of exactly these terms.
+    const review = this.reviews.get(id) ?? snapshotReview(record, previous?.operation, this.locale);
     this.shown.set(id, review);
     return review;
   }

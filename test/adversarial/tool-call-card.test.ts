@@ -1,5 +1,4 @@
 import { JSDOM } from 'jsdom';
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Companion } from '../../src/agent';
 import { DirectExtension } from '../agent/harness';
 import { renderApprovalCard } from '../../src/extension/ui/approval-card';
-import { mountApprovalWindow } from '../../src/extension/ui/approval-window-page';
+import { approvalWindowInJsdom } from '../extension/ui/approval-window-jsdom';
 import { showsSignedCall } from '../../src/extension/ui/tool-call-arguments';
 import { translator } from '../../src/extension/ui/i18n';
 import { toolCallAsRequest } from '../../src/extension/tool-call-request';
@@ -197,28 +196,17 @@ describe('the approval window arms Approve only for the call the decision signs'
    * counts as seen and only the check of the call shown can hold Approve back.
    */
   async function approveAfterDelay(view: ReviewedView): Promise<boolean> {
-    const html = readFileSync('entrypoints/approve/index.html', 'utf8').replace(/<script[^>]*><\/script>/g, '');
-    const { window } = new JSDOM(html, { pretendToBeVisual: true });
-    const doc = window.document;
-    doc.hasFocus = () => true;
-    window.HTMLElement.prototype.getBoundingClientRect = () => ({ top: 0, bottom: 100, height: 100, left: 0, right: 100, width: 100, x: 0, y: 0, toJSON: () => ({}) });
-    const get = chromeGetMessage(englishMessages());
-    const deliver: Array<(m: unknown) => void> = [];
-    const browser = {
-      i18n: { getMessage: (key: string, subs?: string | string[]) => (key === '@@ui_locale' ? 'en' : get(key, subs)), getUILanguage: () => 'en' },
-      runtime: { connect: () => ({ onMessage: { addListener: (f: (m: unknown) => void) => deliver.push(f) }, onDisconnect: { addListener: () => undefined } }), sendMessage: async () => ({ ok: true }) },
-    };
-    const intervals = vi.spyOn(globalThis, 'setInterval');
+    const page = approvalWindowInJsdom();
+    page.doc.hasFocus = () => true;
+    page.window.HTMLElement.prototype.getBoundingClientRect = () => ({ top: 0, bottom: 100, height: 100, left: 0, right: 100, width: 100, x: 0, y: 0, toJSON: () => ({}) });
     try {
-      mountApprovalWindow(doc, browser as never);
-      deliver[0]!({ snapshot: { ...baseSnapshot(), active: [view] } });
+      page.mount();
+      page.ports[0]!.deliver({ snapshot: { ...baseSnapshot(), active: [view] } });
       // Past the arm delay, counted from when the end of the list was first on screen.
       await new Promise((r) => setTimeout(r, 1600));
-      return !doc.querySelector<HTMLButtonElement>('#approve')!.disabled;
+      return !page.doc.querySelector<HTMLButtonElement>('#approve')!.disabled;
     } finally {
-      for (const r of intervals.mock.results) clearInterval(r.value as ReturnType<typeof setInterval>);
-      intervals.mockRestore();
-      window.close();
+      page.close();
     }
   }
 

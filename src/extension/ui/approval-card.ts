@@ -98,7 +98,8 @@ export function renderApprovalCard(doc: Document, view: ReviewedView, t: Transla
   // The findings after the Company's words: the banner above says the top one, "Why?" comes here.
   const concerns = risk.items.filter((i) => i.severity !== 'info');
   if (concerns.length > 0 || formattingLimited) card.append(concernList(el, concerns, formattingLimited, byPath, t));
-  if (view.previous && view.review.diff) card.append(summaryDiff(el, view.review.diff, t));
+  // Made by the background for a new revision only (snapshot-review.ts).
+  if (view.review.diff) card.append(summaryDiff(el, view.review.diff, t));
   card.append(technicalDetails(el, view, risk, t));
   return { card, risk, summary, facts, ...(action ? { action } : {}) };
 }

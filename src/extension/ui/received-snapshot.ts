@@ -1,3 +1,4 @@
+import { isObject } from '../../protocol/issues';
 import type { Snapshot } from '../snapshot';
 import type { SnapshotReview } from '../snapshot-review';
 
@@ -8,16 +9,13 @@ import type { SnapshotReview } from '../snapshot-review';
  * the window does not load (docs/ui.md, "Where the review runs").
  */
 
-type Value = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Value => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === 'string';
 const optional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || check(v);
 const listOf = (v: unknown, check: (v: unknown) => boolean) => Array.isArray(v) && v.every(check);
 const oneOf = (...values: readonly unknown[]) => (v: unknown) => values.includes(v);
 
 const isText = (v: unknown) => isObject(v) && isString(v.key) && listOf(v.substitutions, isString) && optional(v.count, (c) => typeof c === 'number');
-const isSentence = (v: unknown): v is Value => isObject(v) && isString(v.message) && isText(v.text);
+const isSentence = (v: unknown): v is Record<string, unknown> => isObject(v) && isString(v.message) && isText(v.text);
 const isFact = (v: unknown) =>
   isObject(v) &&
   isString(v.path) &&

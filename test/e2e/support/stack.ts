@@ -86,9 +86,9 @@ export class Stack {
 
   /**
    * Pairs a new agent as a person does: types the code the agent shows into the window, then clicks Pair.
-   * Connects as an agent should (docs/agent-sdk.md, "unavailable": connect again): in the first
-   * seconds after an install the browser may restart the extension's worker, and with it the bridge
-   * the agent had just reached. Seen once on a loaded machine; a second refusal is a failure.
+   * Pairs again, once, when the bridge goes away meanwhile (docs/agent-sdk.md, "unavailable"): in
+   * the first seconds after an install the browser may restart the extension's worker, and with it
+   * the bridge the agent had just reached (connectAgent covers the connection itself).
    */
   async pairedAgent(name: string): Promise<Companion> {
     for (let attempt = 1; ; attempt++) {
@@ -106,9 +106,9 @@ export class Stack {
         const confirm = card.locator('#pair-confirm');
         const typed = `${code.slice(0, 3)} ${code.slice(3)}`;
         await input.fill(typed);
-        // Seen in 2 of 4 full runs, never in the file alone: the field found empty again a moment
-        // after it was filled, the card rebuilt. A person would type the code again, and so does
-        // this, once; the failure still says what held Pair back.
+        // Seen now and then under load: the field found empty again a moment after it was filled,
+        // the card rebuilt. A person would type the code again, and so does this, once; the
+        // failure still says what held Pair back.
         await expect(confirm).toBeEnabled({ timeout: 10_000 }).catch(async () => {
           if ((await input.inputValue()) === '') await input.fill(typed);
         });

@@ -1,38 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { openEarlyPort, takeEarlyPort } from '../../../src/extension/ui/early-port';
-import { mountApprovalWindow } from '../../../src/extension/ui/approval-window-page';
 import { APPROVE_WINDOW_PORT } from '../../../src/extension/constants';
-import { chromeGetMessage, englishMessages } from './locale-table';
+import { approvalWindowInJsdom, fakePort, type FakePort } from './approval-window-jsdom';
 import { baseSnapshot } from './fake-browser';
 import { jacketView } from './jacket-view';
 
 // docs/ui.md, "Opening fast": the window's first port is opened before its main script runs, and
 // nothing it hears meanwhile is lost or reordered.
 
-type Listener<A extends unknown[]> = (...args: A) => void;
-
-function fakePort() {
-  const messages = new Set<Listener<[unknown]>>();
-  const disconnects = new Set<Listener<[]>>();
-  return {
-    name: '',
-    onMessage: { addListener: (f: Listener<[unknown]>) => messages.add(f), removeListener: (f: Listener<[unknown]>) => messages.delete(f) },
-    onDisconnect: { addListener: (f: Listener<[]>) => disconnects.add(f), removeListener: (f: Listener<[]>) => disconnects.delete(f) },
-    deliver: (m: unknown) => messages.forEach((f) => f(m)),
-    disconnect: () => disconnects.forEach((f) => f()),
-    listeners: () => messages.size + disconnects.size,
-  };
-}
-
 function fakeBrowser() {
-  const opened: Array<ReturnType<typeof fakePort> & { name: string }> = [];
+  const opened: FakePort[] = [];
   return {
     opened,
     runtime: {
       connect: ({ name }: { name: string }) => {
-        const port = { ...fakePort(), name };
+        const port = fakePort(name);
         opened.push(port);
         return port;
       },
@@ -92,33 +74,20 @@ describe('early-port: the approval window’s first port', () => {
   });
 
   it('the window renders what the early port heard, uses that port, and opens none of its own', () => {
-    const html = readFileSync('entrypoints/approve/index.html', 'utf8').replace(/<script[^>]*><\/script>/g, '');
-    const { window } = new JSDOM(html, { pretendToBeVisual: true });
-    const get = chromeGetMessage(englishMessages());
-    const fake = fakeBrowser();
-    const browser = {
-      ...fake,
-      i18n: { getMessage: (key: string, subs?: string | string[]) => (key === '@@ui_locale' ? 'en' : get(key, subs)), getUILanguage: () => 'en' },
-      runtime: { ...fake.runtime, sendMessage: async () => ({ ok: true }) },
-    };
+    const page = approvalWindowInJsdom();
     const view = jacketView();
-    const realInterval = globalThis.setInterval;
-    const timers: Array<ReturnType<typeof setInterval>> = [];
-    globalThis.setInterval = ((f: () => void, ms: number) => timers[timers.push(realInterval(f, ms)) - 1]) as typeof setInterval;
     try {
-      openEarlyPort(browser as never, window);
-      fake.opened[0]!.deliver({ snapshot: { ...baseSnapshot(), active: [view] } });
-      expect(window.document.querySelector('[data-testid="summary"]')).toBeNull();
-      mountApprovalWindow(window.document, browser as never);
-      expect(fake.opened).toHaveLength(1);
-      expect(window.document.querySelector('[data-testid="summary"]')?.textContent).toContain('Stormline Jacket');
+      openEarlyPort(page.browser as never, page.window);
+      page.ports[0]!.deliver({ snapshot: { ...baseSnapshot(), active: [view] } });
+      expect(page.doc.querySelector('[data-testid="summary"]')).toBeNull();
+      page.mount();
+      expect(page.ports).toHaveLength(1);
+      expect(page.doc.querySelector('[data-testid="summary"]')?.textContent).toContain('Stormline Jacket');
       // What the port hears next goes to the window, not to the buffer.
-      fake.opened[0]!.deliver({ snapshot: { ...baseSnapshot(), active: [] } });
-      expect(window.document.querySelector('[data-testid="summary"]')).toBeNull();
+      page.ports[0]!.deliver({ snapshot: { ...baseSnapshot(), active: [] } });
+      expect(page.doc.querySelector('[data-testid="summary"]')).toBeNull();
     } finally {
-      globalThis.setInterval = realInterval;
-      for (const id of timers) clearInterval(id);
-      window.close();
+      page.close();
     }
   });
 });

@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { mountApprovalWindow } from '../../../src/extension/ui/approval-window-page';
 import { isReviewOf, receivedSnapshot } from '../../../src/extension/ui/received-snapshot';
 import type { ReviewedView } from '../../../src/extension/snapshot';
-import { chromeGetMessage, englishMessages } from './locale-table';
+import { approvalWindowInJsdom } from './approval-window-jsdom';
 import { baseSnapshot } from './fake-browser';
 import { jacketOperation, jacketView, T700 } from './jacket-view';
 
@@ -40,31 +37,19 @@ describe('the window checks the review it is sent (docs/ui.md, "Where the review
   });
 
   it('a refused snapshot changes nothing on screen: the item shown with its danger stays, Approve stays off', () => {
-    const html = readFileSync('entrypoints/approve/index.html', 'utf8').replace(/<script[^>]*><\/script>/g, '');
-    const { window } = new JSDOM(html, { pretendToBeVisual: true });
-    const get = chromeGetMessage(englishMessages());
-    const deliver: Array<(m: unknown) => void> = [];
-    const browser = {
-      i18n: { getMessage: (key: string, subs?: string | string[]) => (key === '@@ui_locale' ? 'en' : get(key, subs)), getUILanguage: () => 'en' },
-      runtime: { connect: () => ({ onMessage: { addListener: (f: (m: unknown) => void) => deliver.push(f) }, onDisconnect: { addListener: () => undefined } }), sendMessage: async () => ({ ok: true }) },
-    };
-    const realInterval = globalThis.setInterval;
-    const timers: Array<ReturnType<typeof setInterval>> = [];
-    globalThis.setInterval = ((f: () => void, ms: number) => timers[timers.push(realInterval(f, ms)) - 1]) as typeof setInterval;
+    const page = approvalWindowInJsdom();
     try {
-      mountApprovalWindow(window.document, browser as never);
-      deliver[0]!(snapshotWith(danger));
-      const shown = window.document.getElementById('content')!.textContent;
-      expect(window.document.querySelector('[data-testid="risk"]')).not.toBeNull();
+      page.mount();
+      page.ports[0]!.deliver(snapshotWith(danger));
+      const shown = page.doc.getElementById('content')!.textContent;
+      expect(page.doc.querySelector('[data-testid="risk"]')).not.toBeNull();
       // The same item, its review emptied of the danger: refused, so the danger is still on screen.
-      deliver[0]!(snapshotWith({ ...danger, review: { ...danger.review, findings: [{ severity: 'danger' }] } }));
-      expect(window.document.getElementById('content')!.textContent).toBe(shown);
-      expect(window.document.querySelector('[data-testid="risk"]')).not.toBeNull();
-      expect(window.document.querySelector<HTMLButtonElement>('#approve')!.disabled).toBe(true);
+      page.ports[0]!.deliver(snapshotWith({ ...danger, review: { ...danger.review, findings: [{ severity: 'danger' }] } }));
+      expect(page.doc.getElementById('content')!.textContent).toBe(shown);
+      expect(page.doc.querySelector('[data-testid="risk"]')).not.toBeNull();
+      expect(page.doc.querySelector<HTMLButtonElement>('#approve')!.disabled).toBe(true);
     } finally {
-      globalThis.setInterval = realInterval;
-      for (const id of timers) clearInterval(id);
-      window.close();
+      page.close();
     }
   });
 });
