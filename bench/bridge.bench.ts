@@ -24,6 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { LAUNCHER_CLEARS, launcherScript } from '../src/bridge/install.ts';
 import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
 import { residentBytes } from '../test/e2e/support/socket-flood.ts';
 
@@ -302,10 +303,10 @@ process.stdin.once('data', () => {
 process.stdin.on('end', () => process.exit(0));
 `;
 
-/** Milliseconds from spawning `script` as a browser starts a host until its first frame (bridge_ready). */
-async function startTime(script: string, runtimeDir: string): Promise<number> {
+/** Milliseconds from spawning `command` as a browser starts a host until its first frame (bridge_ready). */
+async function startTime(command: string, args: string[], runtimeDir: string): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [script, 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil/'], { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(command, [...args, 'chrome-extension://mlfaahkflpghlfdpkpmonibnlhieinil/'], { env: { ...process.env, XDG_RUNTIME_DIR: runtimeDir }, stdio: ['pipe', 'pipe', 'inherit'] });
   const payload = Buffer.from(JSON.stringify({ type: 'bridge_hello', v: 2, extension_key_thumbprint: THUMBPRINT }));
   const hello = Buffer.alloc(4 + payload.length);
   hello.writeUInt32LE(payload.length, 0);
@@ -318,30 +319,49 @@ async function startTime(script: string, runtimeDir: string): Promise<number> {
   return elapsed;
 }
 
-/** The bridge's start (spawn until bridge_ready, its socket listening) against the bare host, taking turns. */
+/**
+ * The bridge's start (spawn until bridge_ready, its socket listening) against the bare host,
+ * taking turns. Both start as a browser starts them, through the launcher the installer writes
+ * (src/bridge/install.ts), so both get the environment the launcher leaves them. When this
+ * environment sets what the launcher clears (`NODE_EXTRA_CA_CERTS`, `NODE_OPTIONS`), the bare
+ * host is also timed without the launcher: what a start costs with them.
+ */
 async function startUp(bundle: string, work: string): Promise<BenchResult> {
   const bare = path.join(work, 'bare-host.mjs');
   writeFileSync(bare, BARE_HOST);
+  const launcher = (name: string, script: string) => {
+    const file = path.join(work, name);
+    writeFileSync(file, launcherScript('linux', process.execPath, script), { mode: 0o755 });
+    return file;
+  };
+  const bridgeLauncher = launcher('bridge-launcher.sh', bundle);
+  const bareLauncher = launcher('bare-launcher.sh', bare);
+  const cleared = LAUNCHER_CLEARS.filter((name) => process.env[name] !== undefined);
   const runtimeDir = mkdtempSync(path.join('/tmp', 'cs-bench-rt-'));
   try {
     const bridge: number[] = [];
     const baseline: number[] = [];
+    const uncleared: number[] = [];
     for (let i = 0; i < 24; i++) {
-      const b = await startTime(bundle, runtimeDir);
-      const n = await startTime(bare, runtimeDir);
+      const b = await startTime(bridgeLauncher, [], runtimeDir);
+      const n = await startTime(bareLauncher, [], runtimeDir);
+      const u = cleared.length > 0 ? await startTime(process.execPath, [bare], runtimeDir) : Number.NaN;
       if (i < 3) continue;
       bridge.push(b);
       baseline.push(n);
+      uncleared.push(u);
     }
     bridge.sort((a, b) => a - b);
     baseline.sort((a, b) => a - b);
+    uncleared.sort((a, b) => a - b);
     const p50 = percentile(bridge, 0.5);
     const base = percentile(baseline, 0.5);
+    const withThem = cleared.length > 0 ? `; the bare host started with this environment's ${cleared.join(' and ')}, as before the launcher cleared them: p50 ${fmt(percentile(uncleared, 0.5))}` : '';
     return {
       name: 'bridge start, spawn → bridge_ready (socket listening)',
-      baseline: 'a bare Node host answering the first frame',
+      baseline: 'a bare Node host answering the first frame, same launcher',
       ratio: p50 / base,
-      detail: `p50 ${fmt(p50)} vs ${fmt(base)} (+${fmt(p50 - base)} of the bridge's own), fastest ${fmt(bridge[0]!)} vs ${fmt(baseline[0]!)}, n=${bridge.length} each, taking turns`,
+      detail: `p50 ${fmt(p50)} vs ${fmt(base)} (+${fmt(p50 - base)} of the bridge's own), fastest ${fmt(bridge[0]!)} vs ${fmt(baseline[0]!)}, n=${bridge.length} each, taking turns${withThem}`,
     };
   } finally {
     rmSync(runtimeDir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
-import { Stack, jacketOperation, snapshotOf, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import { Stack, jacketOperation, snapshotOf, readToEnd, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import type { Companion } from '../../src/agent/index.ts';
 import { isCountersignError } from '../../src/protocol/errors.ts';
 import { MAX_TOOL_ARGUMENTS } from '../../src/protocol/tool-call.ts';
@@ -146,10 +146,7 @@ test('a pairing flood from a hostile process: capped, while the paired agent kee
   await page.locator(`#content[data-painted-key*=" ${op.operation_id} "]`).waitFor();
   // Three pairing cards come first; Approve arms once the person has scrolled to the summary's end.
   // A pairing card that arrives or goes above it moves that end, so the person scrolls again.
-  await expect(async () => {
-    await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
-    await expect(page.locator('#approve')).toBeEnabled({ timeout: 2_000 });
-  }).toPass({ timeout: 15_000 });
+  await readToEnd(page, 15_000);
   await page.locator('#approve').click();
   expect((await pending).status).toBe('approved');
   h.stop();

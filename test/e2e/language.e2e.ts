@@ -2,7 +2,7 @@ import { test, expect, type Page } from '@playwright/test';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack, jacketOperation, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
+import { Stack, jacketOperation, readToEnd, STORMLINE, EXCHANGE_REQUEST } from './support/stack';
 import { EXTENSION_DIR } from './support/chromium';
 import type { Companion } from '../../src/agent/index.ts';
 // @ts-expect-error: a plain ES module script without types
@@ -96,8 +96,7 @@ test('the approval window in every state: no string outside messages.json, nothi
   let page = await opened(plain.op.operation_id);
   await expect(page.locator('#read-hint')).toBeVisible();
   await expectAllTranslated(page, 'pending, summary below the fold');
-  await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
-  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await readToEnd(page);
   await expectAllTranslated(page, 'pending');
   await page.locator('details.technical > summary').click();
   await expectAllTranslated(page, 'technical details open');
@@ -123,8 +122,7 @@ test('the approval window in every state: no string outside messages.json, nothi
   await page.locator(`#content[data-painted-key$=" rev2"]`).waitFor();
   await expect(page.getByTestId('changed')).toBeVisible();
   await expectAllTranslated(page, 'changed revision, compact result above');
-  await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
-  await expect(page.locator('#approve')).toBeEnabled({ timeout: 3000 });
+  await readToEnd(page);
   await page.locator('#approve').click();
   expect((await secondAsk).status).toBe('approved');
   await expect(page.locator('#withdraw')).toBeVisible();

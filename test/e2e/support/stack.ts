@@ -246,6 +246,36 @@ export function pageMessage<T>(page: Page, message: Record<string, unknown>): Pr
   ) as Promise<T>;
 }
 
+/**
+ * Scrolls the approval window's summary to its end, as a person must, until Approve arms. When
+ * the end has moved off screen meanwhile (a card arriving above it, a line wrapping anew), the
+ * read hint shows again and the person scrolls again; so does this. On failure it says what the
+ * window showed: the read hint, where the summary's end is, the focus, the bridge banner.
+ */
+export async function readToEnd(page: Page, timeoutMs = 10_000): Promise<void> {
+  try {
+    await expect(async () => {
+      await page.getByTestId('summary').evaluate((el) => el.scrollIntoView({ block: 'end' }));
+      await expect(page.locator('#approve')).toBeEnabled({ timeout: 3_000 });
+    }).toPass({ timeout: timeoutMs });
+  } catch (error) {
+    const seen = await page.evaluate(() => {
+      const hint = document.querySelector<HTMLElement>('#read-hint');
+      const content = document.querySelector('#content')?.getBoundingClientRect();
+      const end = document.querySelector('[data-testid="summary"]')?.getBoundingClientRect();
+      return {
+        hint: hint && !hint.hidden ? hint.textContent : null,
+        summaryEnd: end?.bottom,
+        contentBottom: content?.bottom,
+        focused: document.hasFocus(),
+        banner: document.querySelector<HTMLElement>('#bridge-down')?.hidden === false,
+        approve: document.querySelector('#approve')?.outerHTML,
+      };
+    });
+    throw new Error(`Approve did not arm after reading to the end: ${JSON.stringify(seen)}`, { cause: error });
+  }
+}
+
 /** What the background shows its pages now (read from IndexedDB): the parts the tests look at. */
 export interface SnapshotSeen {
   active: Array<{ key: string; state: string; company: { name: string; origin: string }; operation: { operation_id: string; revision: string } }>;
