@@ -260,6 +260,29 @@ for (const scheme of ['light', 'dark'] as const) {
   });
 }
 
+test('a new request: the window first, then a notification naming the Company, half a second after the window opened', async () => {
+  type Notifications = { chrome: { notifications: { clear(id: string): Promise<boolean>; getAll(): Promise<Record<string, boolean>> } } };
+  await stack.worker.evaluate(() => (globalThis as unknown as Notifications).chrome.notifications.clear('countersign-approval'));
+  // Watched from the background itself, every 10 ms, from before the request.
+  const seen = stack.worker.evaluate(async () => {
+    const { notifications } = (globalThis as unknown as Notifications).chrome;
+    for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 10))) {
+      if ((await notifications.getAll())['countersign-approval']) return Date.now();
+    }
+    return null;
+  });
+  const op = operation();
+  const askedAt = Date.now();
+  const pending = ask(op);
+  const page = await windowFor(op.operation_id);
+  const seenAt = await seen;
+  expect(seenAt, 'a notification was shown').not.toBeNull();
+  // Its icon is drawn in the background's thread, which must not compete with the window opening.
+  expect(seenAt! - askedAt).toBeGreaterThanOrEqual(500);
+  await page.locator('#decline').click();
+  expect((await pending).status).toBe('declined');
+});
+
 test('an origin warning: the heading leads with the domain, not the claimed name', async () => {
   const op = operation();
   const pending = ask(op, { name: 'Stormline Outfitters', origin: 'https://stormline.example.checkout-secure.co' });
