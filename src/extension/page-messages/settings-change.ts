@@ -72,8 +72,10 @@ export async function verifyStoredPasskey(store: Store, origin: string, challeng
   if (Math.abs(Date.now() - proof.now) > PASSKEY_CONFIRM_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: the confirmation took too long; try again');
   const stored = await store.getPasskey();
   if (!stored?.credential) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: none is registered');
-  const { signCount } = await verifyPasskeyAssertion(proof.assertion, { credential: stored.credential, challenge: await challenge(proof.now), origin, previousSignCount: stored.signCount ?? 0 });
-  await store.putPasskeySignCount(signCount);
+  const previousSignCount = stored.signCount ?? 0;
+  const { signCount } = await verifyPasskeyAssertion(proof.assertion, { credential: stored.credential, challenge: await challenge(proof.now), origin, previousSignCount });
+  // Synced passkeys always count 0 (WebAuthn, "signature counter"): nothing new to write.
+  if (signCount !== previousSignCount) await store.putPasskeySignCount(signCount);
 }
 
 /**

@@ -103,6 +103,38 @@ describe('passkey-verified approvals in the background (docs/bridge-protocol.md,
     expect(bg.sent.at(-1)).toMatchObject({ status: 'declined' });
   });
 
+  it('the signature counter: a counting passkey\'s count is kept and an older one refused; a synced passkey counts 0 and nothing is written', async () => {
+    const bg = await background();
+    const person = await softwarePasskey();
+    await passkeySet.handler({ type: 'countersign/passkey-set', credential: person.credential }, bg.services);
+    const approveWith = async (count: number) => {
+      await bg.queue.receive(bg.agent, 'c1', request({ userVerification: 'required' }));
+      const [record] = await bg.store.inStates(['pending']);
+      const { challenge, now } = (await challengeMessage.handler({ type: 'countersign/passkey-challenge', key: record!.key }, bg.services)) as { challenge: string; now: number };
+      const assertion = await person.assert(base64urlDecode(challenge), { count });
+      return { record: record!, done: decide.handler(approve(record!.key, { now, assertion }), bg.services) };
+    };
+    const counting = await approveWith(7);
+    await counting.done;
+    expect((await bg.store.getPasskey())?.signCount).toBe(7);
+    const older = await approveWith(7);
+    await expect(older.done).rejects.toMatchObject({ code: 'ERR_PASSKEY_INVALID', message: expect.stringContaining('more than 7') });
+    await decide.handler(decideMessage.parse({ type: 'countersign/decide', key: older.record.key, decision: 'decline', trusted: true, shownFor: 0 }), bg.services);
+
+    const synced = await background();
+    const cloud = await softwarePasskey();
+    await passkeySet.handler({ type: 'countersign/passkey-set', credential: cloud.credential }, synced.services);
+    const writes = vi.spyOn(synced.store, 'putPasskeySignCount');
+    for (let i = 0; i < 2; i++) {
+      await synced.queue.receive(synced.agent, 'c1', request({ userVerification: 'required' }));
+      const [record] = await synced.store.inStates(['pending']);
+      const { challenge, now } = (await challengeMessage.handler({ type: 'countersign/passkey-challenge', key: record!.key }, synced.services)) as { challenge: string; now: number };
+      await decide.handler(approve(record!.key, { now, assertion: await cloud.assert(base64urlDecode(challenge), { count: 0 }) }), synced.services);
+    }
+    expect(synced.sent.filter((r) => r.type === 'decision' && r.status === 'approved')).toHaveLength(2);
+    expect(writes).not.toHaveBeenCalled();
+  });
+
   it('the person requires the passkey for every approval of one agent (once one is registered), and the agent is told', async () => {
     const bg = await background();
     const person = await softwarePasskey();
