@@ -60,9 +60,10 @@ class Background {
   private broadcastTimer: ReturnType<typeof setTimeout> | null = null;
   private broadcasting = false;
   private broadcastAgain = false;
-  /** The newest prompt not yet named by a notification, and the announcement under way. */
+  /** The newest prompt not yet announced (its window shown), and the announcement under way. */
   private toAnnounce: ApprovalRecord | null = null;
   private announcing: Promise<void> | null = null;
+  /** The newest prompt its notification will name, and the wait before that notification. */
   private toNotify: ApprovalRecord | null = null;
   private notifyTimer: ReturnType<typeof setTimeout> | null = null;
   /** Approvals waiting for the person, as of the last badge update (for the bridge's retry pace). */
@@ -209,8 +210,9 @@ class Background {
 
   /**
    * Chromium draws a notification's icon on a canvas in this worker (7 to 30 ms of its thread
-   * here), in the process that is loading the window: the notification waits until the window
-   * has drawn. It names only what the window already shows, so it loses nothing by waiting.
+   * here), in the process that is loading the window: the notification follows the window by half
+   * a second, by when the window has drawn. It names only what the window already shows, so it
+   * loses nothing by waiting.
    */
   private notifyAfterWindow(record: ApprovalRecord): void {
     this.toNotify = record;
