@@ -63,9 +63,8 @@ class Background {
   /** The newest prompt not yet announced (its window shown), and the announcement under way. */
   private toAnnounce: ApprovalRecord | null = null;
   private announcing: Promise<void> | null = null;
-  /** The newest prompt its notification will name, and the wait before that notification. */
+  /** The newest prompt its notification will name, while that notification waits. */
   private toNotify: ApprovalRecord | null = null;
-  private notifyTimer: ReturnType<typeof setTimeout> | null = null;
   /** Approvals waiting for the person, as of the last badge update (for the bridge's retry pace). */
   private pendingCount = 0;
   /**
@@ -215,12 +214,13 @@ class Background {
    * loses nothing by waiting.
    */
   private notifyAfterWindow(record: ApprovalRecord): void {
+    const waiting = this.toNotify !== null;
     this.toNotify = record;
-    this.notifyTimer ??= setTimeout(() => {
-      this.notifyTimer = null;
-      const newest = this.toNotify;
+    if (waiting) return;
+    setTimeout(() => {
+      // Those that arrived meanwhile replaced `record`: the newest is named.
+      const newest = this.toNotify ?? record;
       this.toNotify = null;
-      if (!newest) return;
       // The notification names the Company only; the terms are shown in the trusted window.
       void browser.notifications
         .create('countersign-approval', {

@@ -260,7 +260,7 @@ for (const scheme of ['light', 'dark'] as const) {
   });
 }
 
-test('a new request: the window first, then a notification naming the Company, half a second after the window opened', async () => {
+test('a new request: the window opens, and its notification comes, but no sooner than half a second after the request', async () => {
   type Notifications = { chrome: { notifications: { clear(id: string): Promise<boolean>; getAll(): Promise<Record<string, boolean>> } } };
   await stack.worker.evaluate(() => (globalThis as unknown as Notifications).chrome.notifications.clear('countersign-approval'));
   // Watched from the background itself, every 10 ms, from before the request.

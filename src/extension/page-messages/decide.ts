@@ -29,14 +29,11 @@ export const decideMessage = z
  */
 async function verifyHere(services: PageServices, key: string, verification: UserVerificationProof): Promise<UserVerification> {
   const { store } = await services.ready();
-  // Read while the passkey is read: the person has just confirmed and waits for the decision.
-  const reading = store.get(key);
-  reading.catch(() => undefined);
   await verifyStoredPasskey(
     store,
     services.extensionOrigin,
     async (now) => {
-      const record = await reading;
+      const record = await store.get(key);
       if (!record) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: the item is gone');
       return recordChallenge(record, now);
     },

@@ -70,10 +70,14 @@ export function settingsChangeChallenge(change: SettingsChange, from: number, no
  */
 export async function verifyStoredPasskey(store: Store, origin: string, challenge: (now: number) => Promise<Uint8Array>, proof: UserVerificationProof): Promise<void> {
   if (Math.abs(Date.now() - proof.now) > PASSKEY_CONFIRM_MS) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: the confirmation took too long; try again');
+  // The challenge is worked out while the passkey is read: the person has just confirmed and waits.
+  // A passkey missing is still what is said first.
+  const challenged = challenge(proof.now);
+  challenged.catch(() => undefined);
   const stored = await store.getPasskey();
   if (!stored?.credential) throw new CountersignError('ERR_NOT_ALLOWED', 'passkey: none is registered');
   const previousSignCount = stored.signCount ?? 0;
-  const { signCount } = await verifyPasskeyAssertion(proof.assertion, { credential: stored.credential, challenge: await challenge(proof.now), origin, previousSignCount });
+  const { signCount } = await verifyPasskeyAssertion(proof.assertion, { credential: stored.credential, challenge: await challenged, origin, previousSignCount });
   // Synced passkeys always count 0 (WebAuthn, "signature counter"): nothing new to write.
   if (signCount !== previousSignCount) await store.putPasskeySignCount(signCount);
 }
