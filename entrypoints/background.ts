@@ -1,3 +1,5 @@
+// First, so that the bridge starts while the rest of the worker's code is evaluated.
+import '../src/extension/early-native-port';
 import * as z from 'zod';
 import { startBackground } from '../src/extension/background-main';
 

@@ -3,6 +3,7 @@ import { ApprovalQueue } from './approval-queue';
 import { AgentSessions, MAX_PAIRING_CODE_ATTEMPTS } from './agent-sessions';
 import { showApprovalWindow } from './approval-window';
 import { signRecord, extensionKey } from './keys';
+import { takeEarlyNativePort } from './early-native-port';
 import { NativePort } from './native-port';
 import { dispatchPageMessage, type DispatchContext } from './page-messages/dispatch';
 import { PAGE_PATHS, type BackgroundParts, type PageServices } from './page-messages/index';
@@ -249,7 +250,8 @@ interface WiringHooks {
 /**
  * Starts the native port, opens the store and key, and connects the port, sessions and queue to
  * each other. The port comes first: the browser starts the bridge as a new process, which is most
- * of a cold start, so it starts while IndexedDB opens. Nothing from the bridge is handled until
+ * of a cold start, so it starts while IndexedDB opens (and, in the worker, was opened before the
+ * rest of its code was evaluated: early-native-port.ts). Nothing from the bridge is handled until
  * the parts are wired and every stored item is marked disconnected (below).
  */
 async function wireParts(version: string, hooks: WiringHooks): Promise<BackgroundParts> {
@@ -271,6 +273,7 @@ async function wireParts(version: string, hooks: WiringHooks): Promise<Backgroun
     keyFailed = reject;
   });
   const port: NativePort = new NativePort({
+    opened: takeEarlyNativePort(),
     thumbprint,
     extensionVersion: version,
     onMessage: (m) => later((parts) => onBridge(parts.sessions, parts.store, m)),

@@ -1,12 +1,11 @@
-import { browser } from 'wxt/browser';
 import {
   BRIDGE_PROTOCOL_VERSION,
-  NATIVE_HOST_NAME,
   bridgeToExtensionMessage,
   parseBridgeMessage,
   type BridgeToExtensionMessage,
   type ExtensionToBridgeMessage,
 } from '../protocol/bridge';
+import { openNativePort, type NativeMessagingPort, type OpenedPort } from './held-port';
 
 export interface NativePortHandlers {
   /**
@@ -23,6 +22,8 @@ export interface NativePortHandlers {
    * open. Retries are then capped at URGENT_RETRY_MS instead of 30 s.
    */
   urgent?(): boolean;
+  /** A port already opened (early-native-port.ts): the first connect takes it instead of opening one. */
+  opened?: OpenedPort<NativeMessagingPort>;
 }
 
 /** The longest wait between reconnects while an approval waits or a page shows "bridge down". */
@@ -39,13 +40,16 @@ export function backoffMs(attempt: number): number {
  * up to 30 s), so the extension reconnects by itself once the bridge is back.
  */
 export class NativePort {
-  private port: ReturnType<typeof browser.runtime.connectNative> | null = null;
+  private port: NativeMessagingPort | null = null;
   private attempt = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private opened: OpenedPort<NativeMessagingPort> | undefined;
   state: 'up' | 'down' = 'down';
   lastError: string | null = null;
 
-  constructor(private readonly handlers: NativePortHandlers) {}
+  constructor(private readonly handlers: NativePortHandlers) {
+    this.opened = handlers.opened;
+  }
 
   connect(): void {
     if (this.port) return;
@@ -53,36 +57,37 @@ export class NativePort {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    let port: ReturnType<typeof browser.runtime.connectNative>;
-    try {
-      port = browser.runtime.connectNative(NATIVE_HOST_NAME);
-    } catch (error) {
-      this.down(error instanceof Error ? error.message : String(error));
+    const opened = this.opened ?? openNativePort();
+    this.opened = undefined;
+    if (!opened.ok) {
+      this.down(opened.error);
       return;
     }
+    const port = opened.held.port;
     this.port = port;
-    port.onMessage.addListener((raw: unknown) => {
-      const parsed = parseBridgeMessage(bridgeToExtensionMessage, raw);
-      if (!parsed.ok) {
-        this.handlers.onInvalid(parsed.error.message);
-        return;
-      }
-      if (parsed.message.type === 'bridge_ready') {
-        this.attempt = 0;
-        this.setState('up');
-      }
-      // Another bridge still holds our socket (a previous worker's host is leaving): say hello
-      // again after the backoff instead of staying down (docs/bridge-protocol.md "bridge_error").
-      if (parsed.message.type === 'bridge_error' && parsed.message.code === 'ERR_SOCKET_IN_USE') {
-        this.setState('down', parsed.message.message);
-        setTimeout(() => this.hello(), backoffMs(this.attempt++));
-      }
-      this.handlers.onMessage(parsed.message);
-    });
-    port.onDisconnect.addListener((p) => {
-      const error = (p as { error?: { message?: string } }).error?.message ?? browser.runtime.lastError?.message ?? 'bridge closed';
-      this.port = null;
-      this.down(error);
+    opened.held.listen({
+      message: (raw) => {
+        const parsed = parseBridgeMessage(bridgeToExtensionMessage, raw);
+        if (!parsed.ok) {
+          this.handlers.onInvalid(parsed.error.message);
+          return;
+        }
+        if (parsed.message.type === 'bridge_ready') {
+          this.attempt = 0;
+          this.setState('up');
+        }
+        // Another bridge still holds our socket (a previous worker's host is leaving): say hello
+        // again after the backoff instead of staying down (docs/bridge-protocol.md "bridge_error").
+        if (parsed.message.type === 'bridge_error' && parsed.message.code === 'ERR_SOCKET_IN_USE') {
+          this.setState('down', parsed.message.message);
+          setTimeout(() => this.hello(), backoffMs(this.attempt++));
+        }
+        this.handlers.onMessage(parsed.message);
+      },
+      disconnect: (reason) => {
+        if (this.port === port) this.port = null;
+        this.down(reason);
+      },
     });
     this.hello();
   }

@@ -42,8 +42,7 @@ export const BRIDGE_PROTOCOL_VERSION = 2;
 /** Major versions this implementation speaks, in order of preference (highest first). */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [2];
 
-/** The native-messaging host name, in one place for the host manifests and `connectNative`. */
-export const NATIVE_HOST_NAME = 'dev.countersign.bridge';
+export { NATIVE_HOST_NAME } from './native-host-name';
 
 /**
  * Depth limit for a whole message. `terms` alone may nest MAX_JSON_DEPTH levels (limits.ts); the

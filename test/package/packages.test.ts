@@ -98,6 +98,22 @@ describe('npm run zip', () => {
   });
 });
 
+  // docs/ui.md, "Opening fast": a cold worker waits on the bridge's start, so its port opens
+  // before the worker evaluates its schemas and the rest. A bundle's top-level statements run in
+  // the order they are written, so the first `connectNative(` call comes before zod's code.
+  it.each([
+    ['chrome', () => chromeZip],
+    ['firefox', () => firefoxZip],
+  ])('opens the port to the bridge before the rest of the %s background script is evaluated', (_browser, zip) => {
+    const script = zip().get('background.js')!.toString('utf8');
+    const opened = script.indexOf('connectNative(');
+    const zod = script.indexOf('ZodString');
+    expect(opened).toBeGreaterThan(0);
+    expect(zod).toBeGreaterThan(0);
+    expect(opened).toBeLessThan(zod);
+    expect(opened / script.length).toBeLessThan(0.01);
+  });
+
 describe('the package guard in scripts/zip.mjs', () => {
   const manifest = (m: object) => Buffer.from(JSON.stringify(m));
   it('refuses a key in a store manifest, private keys, profiles, node_modules and hidden files', () => {
