@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bundles src/bridge/main.ts into dist/countersign-bridge.mjs: one file with no runtime
+// Bundles src/bridge/bundle-main.ts into dist/countersign-bridge.mjs: one file with no runtime
 // dependencies (zod is inlined; everything else is a Node built-in), so the installer can copy it
 // anywhere and a launcher can run it with an absolute node. Importable (tests build into a temp
 // folder) and runnable (`npm run build:bridge`). The npm package ships the same bundle, built

@@ -53,7 +53,8 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
  * ship without a command it declares. To add one, add it here and to "bin".
  */
 export const BINS = [
-  { name: 'countersign-bridge', entry: 'src/bridge/main.ts' },
+  // The bridge's entry compiles its body with V8's code cache (scripts/bundle-node.mjs, `body`).
+  { name: 'countersign-bridge', entry: 'src/bridge/bundle-main.ts', body: 'src/bridge/run-bridge-process.ts' },
   { name: 'countersign-mcp', entry: 'src/gateway/main.ts' },
   { name: 'countersign', entry: 'src/conformance/main.ts' },
   { name: 'countersign-hook', entry: 'src/hook/main.ts' },
@@ -81,7 +82,13 @@ export const NOTICES_FILE = 'dist/THIRD-PARTY-NOTICES.md';
 
 /** esbuild options of one command: each reports the package's version (src/protocol/package-version.ts). */
 export function binOptions(bin) {
-  return { entry: path.join(ROOT, bin.entry), outfile: path.join(ROOT, 'dist', `${bin.name}.mjs`), bin: true, define: { __COUNTERSIGN_VERSION__: JSON.stringify(PKG.version) } };
+  return {
+    entry: path.join(ROOT, bin.entry),
+    ...(bin.body === undefined ? {} : { body: path.join(ROOT, bin.body) }),
+    outfile: path.join(ROOT, 'dist', `${bin.name}.mjs`),
+    bin: true,
+    define: { __COUNTERSIGN_VERSION__: JSON.stringify(PKG.version) },
+  };
 }
 
 /** What package.json must say for the files this script builds; returns the problems found. */
@@ -138,7 +145,7 @@ export async function putBackDevOnlyScripts() {
 /** Build dist/ for the package; returns the files written, relative to the repository. */
 export async function buildPackage() {
   const problems = manifestProblems(PKG);
-  for (const bin of BINS) if (!existsSync(path.join(ROOT, bin.entry))) problems.push(`${bin.name}: its entry ${bin.entry} does not exist`);
+  for (const bin of BINS) for (const file of [bin.entry, bin.body]) if (file !== undefined && !existsSync(path.join(ROOT, file))) problems.push(`${bin.name}: its ${file === bin.body ? 'body' : 'entry'} ${file} does not exist`);
   for (const lib of LIBRARIES) if (!existsSync(path.join(ROOT, lib.entry))) problems.push(`${lib.subpath}: its entry ${lib.entry} does not exist`);
   if (problems.length > 0) throw new Error(`cannot build the package:\n  ${problems.join('\n  ')}`);
 

@@ -23,6 +23,7 @@ import {
   type BrowserFamily,
   type BrowserId,
 } from './browsers';
+import { isCodeCacheOf } from './code-cache';
 import { CHROMIUM_ID_PATTERN, FIREFOX_ID_PATTERN } from './extension-id-patterns';
 import type { Platform, SystemContext } from './system';
 
@@ -502,6 +503,18 @@ function removeEmptyDirs(ctx: SystemContext, dirs: readonly string[], report: Un
 }
 
 /**
+ * The code caches the bundle copy's runs left beside it (src/bridge/code-cache.ts): ours to
+ * remove with the copy, or our folder would stay behind, not empty.
+ */
+function codeCachesOf(ctx: SystemContext, bundle: string | undefined): string[] {
+  if (bundle === undefined) return [];
+  const p = pathApi(ctx.platform);
+  const dir = p.dirname(bundle);
+  if (ctx.fs.stat(dir)?.isDirectory !== true) return [];
+  return ctx.fs.readdir(dir).filter((name) => isCodeCacheOf(p.basename(bundle), name, { partial: true })).map((name) => p.join(dir, name));
+}
+
+/**
  * Remove what install recorded: for each chosen entry its manifest (if it is still ours), its
  * registry value and the folders install created for it; with the last entry, the launcher, the
  * bundle copy, the record and our folder.
@@ -544,7 +557,7 @@ export function uninstall(ctx: SystemContext, options: UninstallOptions = {}): U
     writeJson(ctx, file, { ...record, created_dirs: [...new Set([...record.created_dirs, ...leftDirs])], entries: remaining });
     return report;
   }
-  for (const f of [record.launcher, record.bundle, file]) {
+  for (const f of [record.launcher, record.bundle, ...codeCachesOf(ctx, record.bundle), file]) {
     if (f === undefined || ctx.fs.stat(f) === undefined) continue;
     attempt(`cannot remove ${f}`, () => ctx.fs.unlink(f));
     report.removed.push(f);

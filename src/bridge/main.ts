@@ -1,54 +1,9 @@
-import { existsSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { accountName } from '../protocol/bridge';
-import { runCli } from './cli';
-import { nodeFs, nodeRunner, type Platform } from './system';
+import { runBridgeProcess } from './run-bridge-process';
 
 /**
- * Entry point of `countersign-bridge` (bundled to dist/countersign-bridge.mjs by
- * scripts/build-bridge.mjs). Wires the real process into runCli; nothing else lives here.
+ * Entry point of `countersign-bridge` run from source (tsx). The bundle,
+ * dist/countersign-bridge.mjs, starts from src/bridge/bundle-main.ts instead, which compiles the
+ * same process with V8's code cache (src/bridge/code-cache.ts).
  */
-
-const self = fileURLToPath(import.meta.url);
-// Bundled, we are the bundle. From source (tsx), the bundle is the build output, if it exists.
-const built = path.resolve(path.dirname(self), '..', '..', 'dist', 'countersign-bridge.mjs');
-const bundlePath = self.endsWith('.mjs') ? self : existsSync(built) ? built : undefined;
-
-function platform(): Platform {
-  if (process.platform === 'win32' || process.platform === 'darwin') return process.platform;
-  // Every other Unix keeps its manifests where Linux does (the browsers' own rule).
-  return 'linux';
-}
-
-process.on('uncaughtException', (error) => {
-  // A bug, not bad input (input never throws): say so on stderr and exit, so that the browser
-  // reports the port as closed and the extension starts a fresh bridge.
-  process.stderr.write(`countersign-bridge error: ${error.stack ?? error.message}\n`);
-  process.exit(70);
-});
-
-const code = await runCli({
-  argv: process.argv.slice(2),
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  platform: platform(),
-  homedir: os.homedir(),
-  uid: typeof process.getuid === 'function' ? process.getuid() : 0,
-  username: accountName(os.userInfo, process.env),
-  cwd: process.cwd(),
-  execPath: process.execPath,
-  bundlePath,
-  selfCommand: [process.execPath, ...process.execArgv, self],
-  fs: nodeFs,
-  run: nodeRunner,
-  onSignal: (stop) => {
-    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, stop);
-  },
-});
-process.exitCode = code;
-// Let stdout drain (pipes are asynchronous on macOS), but never hang on a handle left open.
-setTimeout(() => process.exit(code), 2000).unref();
+await runBridgeProcess(fileURLToPath(import.meta.url));

@@ -1,4 +1,3 @@
-import { unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BRIDGE_PROTOCOL_VERSION } from '../../src/protocol/bridge';
@@ -31,7 +30,7 @@ afterEach(() => {
 });
 afterAll(() => {
   for (const d of dirs.splice(0)) removeDir(d);
-  if (bundle) unlinkSync(bundle);
+  if (bundle) removeDir(path.dirname(bundle));
 });
 
 async function bridge(env: Record<string, string> = {}): Promise<{ b: SpawnedBridge; socketPath: string }> {

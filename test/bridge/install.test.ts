@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROWSER_IDS, type BrowserId } from '../../src/bridge/browsers';
+import { codeCacheFile } from '../../src/bridge/code-cache';
 import { install, launcherScript, parseLauncher, readRecord, uninstall, type InstallContext } from '../../src/bridge/install';
 import type { CommandRunner, Platform } from '../../src/bridge/system';
 import { isCountersignError } from '../../src/protocol/errors';
@@ -189,6 +190,24 @@ describe('install on Linux', () => {
     uninstall(ctx);
     expect(tree(ctx.home)).toEqual(before);
     expect(uninstall(ctx)).toEqual({ removed: [], kept: [] });
+  });
+
+  it("removes the code caches the copy's runs left beside it, a half-written one too, and keeps a stranger's file", () => {
+    const ctx = unixContext('linux');
+    const before = tree(ctx.home);
+    const report = install(ctx, { browsers: ['chromium'] });
+    const cache = codeCacheFile(report.bundle, 'the bundle');
+    writeFileSync(cache, 'cache');
+    writeFileSync(`${cache}.4242.part`, 'half');
+    const removed = uninstall(ctx).removed;
+    expect(removed).toEqual(expect.arrayContaining([report.bundle, cache, `${cache}.4242.part`]));
+    expect(tree(ctx.home)).toEqual(before);
+
+    const again = install(ctx, { browsers: ['chromium'] });
+    const stranger = path.join(path.dirname(again.bundle), 'notes.txt');
+    writeFileSync(stranger, 'mine');
+    expect(uninstall(ctx).kept).toContain(`${path.dirname(again.bundle)} (not empty)`);
+    expect(readFileSync(stranger, 'utf8')).toBe('mine');
   });
 
   it('keeps a manifest someone replaced since install, and the folders that still hold something', () => {

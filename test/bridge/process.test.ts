@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODE_CACHE_EXTENSION, isCodeCacheOf } from '../../src/bridge/code-cache';
 import { BRIDGE_PROTOCOL_VERSION } from '../../src/protocol/bridge';
 import { MAX_FRAME_BYTES, encodeFrame } from '../../src/protocol/bridge-framing';
 import { FakeAgent, FrameQueue, NONCE, TEST_EXTENSION_KEY, THUMBPRINT, approvalRequest, buildOnce, newAgentKey, removeDir, signAuth, sleep, spawnBridge, tempDir, type SpawnedBridge } from './helpers';
@@ -20,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const c of cleanups.splice(0)) c();
-  if (bundle) unlinkSync(bundle);
+  if (bundle) removeDir(path.dirname(bundle));
 });
 
 function runtime(): { dir: string; socketPath: string } {
@@ -212,6 +213,29 @@ describe('the bridge process', () => {
     const code = await new Promise((r) => usage.once('exit', r));
     expect(code).toBe(2);
     expect(err).toContain('Usage:');
+  }, 20_000);
+
+  it('starts from its code cache: the first run writes it as it exits, the next read it and leave it, a damaged one is replaced', async () => {
+    const dir = tempDir('cs-cached-');
+    cleanups.push(() => removeDir(dir));
+    const copy = path.join(dir, 'countersign-bridge.mjs');
+    copyFileSync(bundle, copy);
+    const version = () => execFileSync(process.execPath, [copy, '--version'], { encoding: 'utf8' }).trim();
+    const caches = () => readdirSync(dir).filter((name) => isCodeCacheOf('countersign-bridge.mjs', name, { partial: true }));
+
+    expect(caches()).toEqual([]);
+    expect(version()).toBe('0.1.0');
+    expect(caches()).toHaveLength(1);
+    const cache = path.join(dir, caches()[0]!);
+    expect(cache.endsWith(`${process.version}-${process.arch}${CODE_CACHE_EXTENSION}`)).toBe(true);
+    const written = statSync(cache);
+    // Accepted: the bridge has nothing to write, so the file stays the one the first run renamed in.
+    expect(version()).toBe('0.1.0');
+    expect(statSync(cache).ino).toBe(written.ino);
+    writeFileSync(cache, 'not a code cache');
+    expect(version()).toBe('0.1.0');
+    expect(readFileSync(cache, 'utf8')).not.toBe('not a code cache');
+    expect(caches()).toHaveLength(1);
   }, 20_000);
 });
 

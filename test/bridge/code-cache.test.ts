@@ -1,0 +1,113 @@
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CODE_CACHE_EXTENSION, codeCacheFile, isCodeCacheOf, runCachedScript } from '../../src/bridge/code-cache';
+import { removeDir, tempDir } from './helpers';
+
+// V8's code cache for the bridge's bundle, with real scripts compiled by this node and real files.
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) removeDir(d);
+});
+
+function bundleIn(): string {
+  const dir = tempDir('cs-cache-');
+  dirs.push(dir);
+  return path.join(dir, 'countersign-bridge.mjs');
+}
+
+// Big enough that V8 has functions to cache, and a value to check that the code ran.
+const SOURCE = `(function (exports, require, module, __filename, __dirname) {
+  ${Array.from({ length: 50 }, (_, i) => `function f${i}(x) { return x + ${i}; }`).join('\n  ')}
+  exports.answer = f41(1);
+  exports.file = __filename;
+  exports.joined = require('node:path').join('a', 'b');
+})`;
+
+const run = (bundlePath: string, source = SOURCE) => runCachedScript({ source, bundlePath, require: createRequire(import.meta.url) });
+
+describe('code cache: the file it lives in', () => {
+  it('is named after the bundle, a digest of the source and the node that made it', () => {
+    const file = codeCacheFile('/opt/cs/countersign-bridge.mjs', SOURCE, { version: 'v20.20.2', arch: 'x64' });
+    expect(file).toMatch(/^\/opt\/cs\/countersign-bridge\.mjs\.[\w-]{22}\.v20\.20\.2-x64\.v8-code-cache$/);
+    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', `${SOURCE} `, { version: 'v20.20.2', arch: 'x64' })).not.toBe(file);
+    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', SOURCE, { version: 'v22.12.0', arch: 'x64' })).not.toBe(file);
+    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', SOURCE, { version: 'v20.20.2', arch: 'arm64' })).not.toBe(file);
+  });
+
+  it('is told from other files beside the bundle, and a half-written one only when asked', () => {
+    const name = path.basename(codeCacheFile('/x/countersign-bridge.mjs', SOURCE));
+    expect(isCodeCacheOf('countersign-bridge.mjs', name)).toBe(true);
+    expect(isCodeCacheOf('other.mjs', name)).toBe(false);
+    expect(isCodeCacheOf('countersign-bridge.mjs', 'countersign-bridge.mjs')).toBe(false);
+    expect(isCodeCacheOf('countersign-bridge.mjs', `notes${CODE_CACHE_EXTENSION}`)).toBe(false);
+    expect(isCodeCacheOf('countersign-bridge.mjs', `${name}.4242.part`)).toBe(false);
+    expect(isCodeCacheOf('countersign-bridge.mjs', `${name}.4242.part`, { partial: true })).toBe(true);
+    expect(isCodeCacheOf('countersign-bridge.mjs', `${name}.x.part`, { partial: true })).toBe(false);
+  });
+});
+
+describe('code cache: a run', () => {
+  it('compiles without a cache the first time, saves one, and the next run is compiled from it', () => {
+    const bundle = bundleIn();
+    const first = run(bundle);
+    expect(first.cache).toBe('absent');
+    expect(first.exports).toEqual({ answer: 42, file: bundle, joined: path.join('a', 'b') });
+    first.save();
+    const saved = codeCacheFile(bundle, SOURCE);
+    expect(statSync(saved).size).toBeGreaterThan(0);
+    const second = run(bundle);
+    expect(second.cache).toBe('accepted');
+    expect(second.exports).toEqual(first.exports);
+  });
+
+  it('runs without the cache V8 refuses (damaged), and its save mends it', () => {
+    const bundle = bundleIn();
+    const file = codeCacheFile(bundle, SOURCE);
+    writeFileSync(file, Buffer.alloc(4096, 7));
+    const damaged = run(bundle);
+    expect(damaged.cache).toBe('rejected');
+    expect(damaged.exports).toMatchObject({ answer: 42 });
+    damaged.save();
+    expect(readFileSync(file).equals(Buffer.alloc(4096, 7))).toBe(false);
+    expect(run(bundle).cache).toBe('accepted');
+  });
+
+  it("never reads another source's cache: a new bundle beside the old one starts without it", () => {
+    const bundle = bundleIn();
+    run(bundle).save();
+    const changed = SOURCE.replace('f41(1)', 'f40(2)');
+    const next = run(bundle, changed);
+    expect(next.cache).toBe('absent');
+    expect(next.exports).toMatchObject({ answer: 42 });
+  });
+
+  it("a save removes the older bundles' caches beside it, and nothing else", () => {
+    const bundle = bundleIn();
+    const dir = path.dirname(bundle);
+    run(bundle, SOURCE.replace('f41(1)', 'f40(2)')).save();
+    writeFileSync(bundle, '// the bundle itself');
+    writeFileSync(path.join(dir, `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`), 'another bundle');
+    writeFileSync(path.join(dir, 'notes.txt'), 'the person');
+    run(bundle).save();
+    expect(readdirSync(dir).sort()).toEqual([path.basename(bundle), path.basename(codeCacheFile(bundle, SOURCE)), 'notes.txt', `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`].sort());
+  });
+
+  it('a folder it cannot write costs the cache, not the run', () => {
+    const bundle = bundleIn();
+    const gone = path.join(path.dirname(bundle), 'gone', 'countersign-bridge.mjs');
+    const r = run(gone);
+    expect(() => r.save()).not.toThrow();
+    expect(run(gone).cache).toBe('absent');
+    // A folder in the cache's place: the write fails, and nothing half-written stays.
+    mkdirSync(codeCacheFile(bundle, SOURCE), { recursive: true });
+    expect(() => run(bundle).save()).not.toThrow();
+    expect(readdirSync(path.dirname(bundle)).filter((n) => n.endsWith('.part'))).toEqual([]);
+  });
+
+  it('refuses a source that is not a function expression, with the bundle named', () => {
+    expect(() => run(bundleIn(), '42')).toThrow(/countersign-bridge\.mjs: the cached script is not a function expression/);
+  });
+});
