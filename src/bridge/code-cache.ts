@@ -98,13 +98,15 @@ function readCache(file: string): Buffer | undefined {
 
 function saveCache(script: vm.Script, file: string, bundleName: string): void {
   // Written aside and renamed, so that a bridge starting meanwhile (another browser's) reads the
-  // old cache or the new one, never half of one.
+  // old cache or the new one, never half of one. The aside file must be new ('wx'): a name that
+  // exists (a link planted there, a run that died) is never followed or written through.
   const aside = `${file}.${String(process.pid)}.part`;
   try {
-    writeFileSync(aside, script.createCachedData(), { mode: 0o644 });
+    writeFileSync(aside, script.createCachedData(), { mode: 0o644, flag: 'wx' });
     renameSync(aside, file);
-  } catch {
-    removeQuietly(aside);
+  } catch (error) {
+    // Not ours to remove when it was there before.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') removeQuietly(aside);
     return;
   }
   const dir = path.dirname(file);

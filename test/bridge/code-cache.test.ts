@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -105,6 +105,17 @@ describe('code cache: a run', () => {
     mkdirSync(codeCacheFile(bundle, SOURCE), { recursive: true });
     expect(() => run(bundle).save()).not.toThrow();
     expect(readdirSync(path.dirname(bundle)).filter((n) => n.endsWith('.part'))).toEqual([]);
+  });
+
+  it('never writes through a name planted where it writes aside (a link to a file of the person)', () => {
+    const bundle = bundleIn();
+    const target = path.join(path.dirname(bundle), 'notes.txt');
+    writeFileSync(target, 'the person');
+    symlinkSync(target, `${codeCacheFile(bundle, SOURCE)}.${String(process.pid)}.part`);
+    expect(() => run(bundle).save()).not.toThrow();
+    expect(readFileSync(target, 'utf8')).toBe('the person');
+    expect(lstatSync(`${codeCacheFile(bundle, SOURCE)}.${String(process.pid)}.part`).isSymbolicLink()).toBe(true);
+    expect(run(bundle).cache).toBe('absent');
   });
 
   it('refuses a source that is not a function expression, with the bundle named', () => {
