@@ -20,10 +20,11 @@
  * run with `npm run bench` (or `npx tsx bench/bridge.bench.ts`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isCodeCacheOf } from '../src/bridge/code-cache.ts';
 import { LAUNCHER_CLEARS, launcherScript } from '../src/bridge/install.ts';
 import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
 import { residentBytes } from '../test/e2e/support/socket-flood.ts';
@@ -324,7 +325,9 @@ async function startTime(command: string, args: string[], runtimeDir: string): P
  * taking turns. Both start as a browser starts them, through the launcher the installer writes
  * (src/bridge/install.ts), so both get the environment the launcher leaves them. When this
  * environment sets what the launcher clears (`NODE_EXTRA_CA_CERTS`, `NODE_OPTIONS`), the bare
- * host is also timed without the launcher: what a start costs with them.
+ * host is also timed without the launcher: what a start costs with them. The bridge starts from
+ * its code cache (src/bridge/code-cache.ts) as it does after its first run; a start with the cache
+ * removed first is timed too, as a first start after an install or a new node.
  */
 async function startUp(bundle: string, work: string): Promise<BenchResult> {
   const bare = path.join(work, 'bare-host.mjs');
@@ -342,18 +345,21 @@ async function startUp(bundle: string, work: string): Promise<BenchResult> {
     const bridge: number[] = [];
     const baseline: number[] = [];
     const uncleared: number[] = [];
+    const uncached: number[] = [];
     for (let i = 0; i < 24; i++) {
       const b = await startTime(bridgeLauncher, [], runtimeDir);
       const n = await startTime(bareLauncher, [], runtimeDir);
       const u = cleared.length > 0 ? await startTime(process.execPath, [bare], runtimeDir) : Number.NaN;
+      // The first start after an install or a new node: no code cache beside the bundle (it writes one as it exits).
+      for (const name of readdirSync(work)) if (isCodeCacheOf(path.basename(bundle), name)) rmSync(path.join(work, name));
+      const c = await startTime(bridgeLauncher, [], runtimeDir);
       if (i < 3) continue;
       bridge.push(b);
       baseline.push(n);
       uncleared.push(u);
+      uncached.push(c);
     }
-    bridge.sort((a, b) => a - b);
-    baseline.sort((a, b) => a - b);
-    uncleared.sort((a, b) => a - b);
+    for (const list of [bridge, baseline, uncleared, uncached]) list.sort((a, b) => a - b);
     const p50 = percentile(bridge, 0.5);
     const base = percentile(baseline, 0.5);
     const withThem = cleared.length > 0 ? `; the bare host started with this environment's ${cleared.join(' and ')}, as before the launcher cleared them: p50 ${fmt(percentile(uncleared, 0.5))}` : '';
@@ -361,7 +367,7 @@ async function startUp(bundle: string, work: string): Promise<BenchResult> {
       name: 'bridge start, spawn → bridge_ready (socket listening)',
       baseline: 'a bare Node host answering the first frame, same launcher',
       ratio: p50 / base,
-      detail: `p50 ${fmt(p50)} vs ${fmt(base)} (+${fmt(p50 - base)} of the bridge's own), fastest ${fmt(bridge[0]!)} vs ${fmt(baseline[0]!)}, n=${bridge.length} each, taking turns${withThem}`,
+      detail: `p50 ${fmt(p50)} vs ${fmt(base)} (+${fmt(p50 - base)} of the bridge's own), fastest ${fmt(bridge[0]!)} vs ${fmt(baseline[0]!)}, n=${bridge.length} each, taking turns; without its code cache (a first start): p50 ${fmt(percentile(uncached, 0.5))}${withThem}`,
     };
   } finally {
     rmSync(runtimeDir, { recursive: true, force: true });
