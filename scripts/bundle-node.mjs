@@ -3,6 +3,7 @@
 // the oldest Node that package.json "engines" allows, and every import bundled in. Nothing is
 // external, so a bundle runs without node_modules: the bridge installer copies its bundle
 // anywhere, and the npm package needs no runtime dependencies.
+import { createHash } from 'node:crypto';
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
@@ -36,11 +37,12 @@ export async function bundleNode({ entry, outfile, bin = false, define = {}, min
   if (body !== undefined) {
     inlined = await build({ ...common, entryPoints: [body], outfile, format: 'cjs', define, write: false });
     const text = inlined.outputFiles[0].text;
-    // The body's require is node:module's createRequire: anything but a Node built-in would fail
-    // in a user's process, and only when that code path runs. Fail here instead.
-    const required = [...text.matchAll(/\brequire\(\s*["']([^"']+)["']/g)].map((m) => m[1]).filter((name) => !isBuiltin(name));
-    if (required.length > 0) throw new Error(`${path.basename(outfile)}: its body requires ${[...new Set(required)].join(', ')} at run time, which is not a Node built-in`);
-    define = { ...define, __COUNTERSIGN_BODY__: JSON.stringify(`(function (exports, require, module, __filename, __dirname) {${text}\n})`) };
+    // The body's require is node:module's createRequire, as the banner's is below.
+    refuseNonBuiltinRequires(outfile, 'its body', text, 'require');
+    const source = `(function (exports, require, module, __filename, __dirname) {${text}\n})`;
+    // The digest names the code cache's file; taken here, so that no start hashes the body.
+    const digest = createHash('sha256').update(source).digest('base64url').slice(0, 22);
+    define = { ...define, __COUNTERSIGN_BODY__: JSON.stringify(source), __COUNTERSIGN_BODY_DIGEST__: JSON.stringify(digest) };
   }
   const result = await build({
     ...common,
@@ -52,13 +54,20 @@ export async function bundleNode({ entry, outfile, bin = false, define = {}, min
     banner: { js: `${bin ? '#!/usr/bin/env node\n' : ''}import { createRequire as __countersignRequire } from 'node:module';\nconst require = __countersignRequire(import.meta.url);` },
     define,
   });
-  // A CommonJS dependency that require()s a module becomes `__require("x")`, which the banner's
-  // `require` serves for Node built-ins only: anything else would fail in a user's process, and
-  // only when that code path runs. Fail here instead.
-  const dynamic = [...(await readFile(outfile, 'utf8')).matchAll(/\b__require\(\s*["']([^"']+)["']/g)].map((m) => m[1]).filter((name) => !isBuiltin(name));
-  if (dynamic.length > 0) throw new Error(`${path.basename(outfile)}: a bundled CommonJS module requires ${[...new Set(dynamic)].join(', ')} at run time, which is not a Node built-in`);
+  // A CommonJS dependency that require()s a module becomes `__require("x")`, served by the banner's `require`.
+  refuseNonBuiltinRequires(outfile, 'a bundled CommonJS module', await readFile(outfile, 'utf8'), '__require');
   if (bin) await chmod(outfile, 0o755);
   if (inlined === undefined) return result.metafile;
   // One metafile for both builds: the notices must name what the body bundles too.
   return { inputs: { ...inlined.metafile.inputs, ...result.metafile.inputs }, outputs: result.metafile.outputs };
+}
+
+/**
+ * The `require` a bundle runs with is node:module's createRequire, which finds Node built-ins
+ * only (nothing is installed beside a bundle): any other name would fail in a user's process, and
+ * only when that code path runs. Fail the build instead.
+ */
+function refuseNonBuiltinRequires(outfile, who, text, callee) {
+  const names = [...text.matchAll(new RegExp(`\\b${callee}\\(\\s*["']([^"']+)["']`, 'g'))].map((m) => m[1]).filter((name) => !isBuiltin(name));
+  if (names.length > 0) throw new Error(`${path.basename(outfile)}: ${who} requires ${[...new Set(names)].join(', ')} at run time, which is not a Node built-in`);
 }

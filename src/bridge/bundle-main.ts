@@ -10,9 +10,10 @@ import { runCachedScript } from './code-cache';
  */
 
 declare const __COUNTERSIGN_BODY__: string;
+declare const __COUNTERSIGN_BODY_DIGEST__: string;
 
 const self = fileURLToPath(import.meta.url);
-const run = runCachedScript({ source: __COUNTERSIGN_BODY__, bundlePath: self, require: createRequire(self) });
+const run = runCachedScript({ source: __COUNTERSIGN_BODY__, digest: __COUNTERSIGN_BODY_DIGEST__, bundlePath: self, require: createRequire(self) });
 if (run.cache !== 'accepted') process.once('exit', run.save);
 const { runBridgeProcess } = run.exports as { runBridgeProcess?: unknown };
 if (typeof runBridgeProcess !== 'function') throw new TypeError(`${self}: the bundled code exports no runBridgeProcess`);

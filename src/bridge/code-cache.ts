@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
@@ -15,8 +14,9 @@ import vm from 'node:vm';
  * The cache sits beside the bundle, in the folder install made for it (or wherever the bundle was
  * run from). It is code: whoever can write it can also rewrite the bundle beside it, so it is
  * trusted exactly as far as the bundle is. V8 reads it only if it was made by the same V8 with the
- * same flags, for a source of the same length; the file's name carries a digest of the source and
- * the node that made it, so a cache never meets other code of that length.
+ * same flags, for a source of the same length; the file's name carries a digest of the code (taken
+ * by the build, so a start does not hash 400 kB) and the node that made it, so a cache never meets
+ * other code of that length.
  */
 
 /** How a cache file's name ends. */
@@ -29,11 +29,10 @@ export interface CodeCacheRuntime {
 }
 
 /**
- * The cache file for `source` beside `bundlePath`:
- * `<bundle name>.<digest of the source>.<node version>-<arch>.v8-code-cache`.
+ * The cache file for the code of digest `digest` beside `bundlePath`:
+ * `<bundle name>.<digest>.<node version>-<arch>.v8-code-cache`.
  */
-export function codeCacheFile(bundlePath: string, source: string, runtime: CodeCacheRuntime = { version: process.version, arch: process.arch }): string {
-  const digest = createHash('sha256').update(source).digest('base64url').slice(0, 22);
+export function codeCacheFile(bundlePath: string, digest: string, runtime: CodeCacheRuntime = { version: process.version, arch: process.arch }): string {
   return `${bundlePath}.${digest}.${runtime.version}-${runtime.arch}${CODE_CACHE_EXTENSION}`;
 }
 
@@ -69,6 +68,8 @@ export interface CachedRunOptions {
    * `(function (exports, require, module, __filename, __dirname) { … })`.
    */
   source: string;
+  /** A digest of `source`, different for any other code (scripts/bundle-node.mjs takes it). */
+  digest: string;
   /** The bundle that carries the code: stack traces name it, and its cache sits beside it. */
   bundlePath: string;
   require: NodeJS.Require;
@@ -77,7 +78,7 @@ export interface CachedRunOptions {
 
 /** Compile `source` with its cache beside the bundle when V8 accepts it, and run it. */
 export function runCachedScript(options: CachedRunOptions): CachedRun {
-  const cacheFile = codeCacheFile(options.bundlePath, options.source, options.runtime);
+  const cacheFile = codeCacheFile(options.bundlePath, options.digest, options.runtime);
   const cachedData = readCache(cacheFile);
   const script = new vm.Script(options.source, { filename: options.bundlePath, ...(cachedData === undefined ? {} : { cachedData }) });
   const cache: CodeCacheState = cachedData === undefined ? 'absent' : script.cachedDataRejected === true ? 'rejected' : 'accepted';

@@ -48,12 +48,18 @@ async function startAndStop(bundle: string): Promise<void> {
 
 const caches = (dir: string) => readdirSync(dir).filter((name) => isCodeCacheOf('countersign-bridge.mjs', name, { partial: true }));
 
+/** A bundle copy after its first run: the one cache that run wrote. */
+async function afterFirstRun(): Promise<{ bundle: string; dir: string; name: string; cache: string }> {
+  const { bundle, dir } = bundleCopy();
+  await startAndStop(bundle);
+  const [name, ...more] = caches(dir);
+  expect(more).toEqual([]);
+  return { bundle, dir, name: name!, cache: path.join(dir, name!) };
+}
+
 describe('the bridge code cache, attacked', () => {
   it('a damaged cache (random bytes under the right name) is refused by V8: the bridge starts, and replaces it', async () => {
-    const { bundle, dir } = bundleCopy();
-    await startAndStop(bundle);
-    const [name] = caches(dir);
-    const cache = path.join(dir, name!);
+    const { bundle, dir, name, cache } = await afterFirstRun();
     const garbage = Buffer.from(Array.from({ length: 65_536 }, (_, i) => (i * 7919) % 251));
     writeFileSync(cache, garbage);
     await startAndStop(bundle);
@@ -62,26 +68,21 @@ describe('the bridge code cache, attacked', () => {
   }, 30_000);
 
   it("a cache under another node's or another bundle's name is never read, and the next save removes it", async () => {
-    const { bundle, dir } = bundleCopy();
-    await startAndStop(bundle);
-    const [name] = caches(dir);
-    const other = [codeCacheFile(bundle, 'older code'), codeCacheFile(bundle, 'x', { version: 'v22.0.0', arch: 'x64' })];
+    const { bundle, dir, name, cache } = await afterFirstRun();
+    const other = [codeCacheFile(bundle, 'older-code'), codeCacheFile(bundle, name.split('.')[2]!, { version: 'v22.0.0', arch: 'x64' })];
     // Garbage under those names: were either read, V8 would refuse it and the bridge would save (rename) its own again.
     for (const f of other) writeFileSync(f, 'not for this code');
-    const before = lstatSync(path.join(dir, name!)).ino;
+    const before = lstatSync(cache).ino;
     await startAndStop(bundle);
-    expect(lstatSync(path.join(dir, name!)).ino).toBe(before);
+    expect(lstatSync(cache).ino).toBe(before);
     // Removed only by a save: damage ours so that the next run saves.
-    writeFileSync(path.join(dir, name!), 'damaged');
+    writeFileSync(cache, 'damaged');
     await startAndStop(bundle);
     expect(caches(dir)).toEqual([name]);
   }, 30_000);
 
   it("a link planted under the cache's name is read as a damaged cache and replaced, never written through", async () => {
-    const { bundle, dir } = bundleCopy();
-    await startAndStop(bundle);
-    const [name] = caches(dir);
-    const cache = path.join(dir, name!);
+    const { bundle, dir, cache } = await afterFirstRun();
     const personal = path.join(dir, 'notes.txt');
     writeFileSync(personal, 'the person');
     removeDir(cache);

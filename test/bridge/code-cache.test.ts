@@ -26,19 +26,21 @@ const SOURCE = `(function (exports, require, module, __filename, __dirname) {
   exports.joined = require('node:path').join('a', 'b');
 })`;
 
-const run = (bundlePath: string, source = SOURCE) => runCachedScript({ source, bundlePath, require: createRequire(import.meta.url) });
+// The build takes a digest of the code it inlines; here each source is given a name of its own.
+const DIGEST = 'first-code_digest';
+const run = (bundlePath: string, source = SOURCE, digest = DIGEST) => runCachedScript({ source, digest, bundlePath, require: createRequire(import.meta.url) });
 
 describe('code cache: the file it lives in', () => {
-  it('is named after the bundle, a digest of the source and the node that made it', () => {
-    const file = codeCacheFile('/opt/cs/countersign-bridge.mjs', SOURCE, { version: 'v20.20.2', arch: 'x64' });
-    expect(file).toMatch(/^\/opt\/cs\/countersign-bridge\.mjs\.[\w-]{22}\.v20\.20\.2-x64\.v8-code-cache$/);
-    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', `${SOURCE} `, { version: 'v20.20.2', arch: 'x64' })).not.toBe(file);
-    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', SOURCE, { version: 'v22.12.0', arch: 'x64' })).not.toBe(file);
-    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', SOURCE, { version: 'v20.20.2', arch: 'arm64' })).not.toBe(file);
+  it("is named after the bundle, the code's digest and the node that made it", () => {
+    const file = codeCacheFile('/opt/cs/countersign-bridge.mjs', DIGEST, { version: 'v20.20.2', arch: 'x64' });
+    expect(file).toBe('/opt/cs/countersign-bridge.mjs.first-code_digest.v20.20.2-x64.v8-code-cache');
+    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', 'other-code', { version: 'v20.20.2', arch: 'x64' })).not.toBe(file);
+    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', DIGEST, { version: 'v22.12.0', arch: 'x64' })).not.toBe(file);
+    expect(codeCacheFile('/opt/cs/countersign-bridge.mjs', DIGEST, { version: 'v20.20.2', arch: 'arm64' })).not.toBe(file);
   });
 
   it('is told from other files beside the bundle, and a half-written one only when asked', () => {
-    const name = path.basename(codeCacheFile('/x/countersign-bridge.mjs', SOURCE));
+    const name = path.basename(codeCacheFile('/x/countersign-bridge.mjs', DIGEST));
     expect(isCodeCacheOf('countersign-bridge.mjs', name)).toBe(true);
     expect(isCodeCacheOf('other.mjs', name)).toBe(false);
     expect(isCodeCacheOf('countersign-bridge.mjs', 'countersign-bridge.mjs')).toBe(false);
@@ -56,7 +58,7 @@ describe('code cache: a run', () => {
     expect(first.cache).toBe('absent');
     expect(first.exports).toEqual({ answer: 42, file: bundle, joined: path.join('a', 'b') });
     first.save();
-    const saved = codeCacheFile(bundle, SOURCE);
+    const saved = codeCacheFile(bundle, DIGEST);
     expect(statSync(saved).size).toBeGreaterThan(0);
     const second = run(bundle);
     expect(second.cache).toBe('accepted');
@@ -65,7 +67,7 @@ describe('code cache: a run', () => {
 
   it('runs without the cache V8 refuses (damaged), and its save mends it', () => {
     const bundle = bundleIn();
-    const file = codeCacheFile(bundle, SOURCE);
+    const file = codeCacheFile(bundle, DIGEST);
     writeFileSync(file, Buffer.alloc(4096, 7));
     const damaged = run(bundle);
     expect(damaged.cache).toBe('rejected');
@@ -79,7 +81,7 @@ describe('code cache: a run', () => {
     const bundle = bundleIn();
     run(bundle).save();
     const changed = SOURCE.replace('f41(1)', 'f40(2)');
-    const next = run(bundle, changed);
+    const next = run(bundle, changed, 'changed-code');
     expect(next.cache).toBe('absent');
     expect(next.exports).toMatchObject({ answer: 42 });
   });
@@ -87,12 +89,12 @@ describe('code cache: a run', () => {
   it("a save removes the older bundles' caches beside it, and nothing else", () => {
     const bundle = bundleIn();
     const dir = path.dirname(bundle);
-    run(bundle, SOURCE.replace('f41(1)', 'f40(2)')).save();
+    run(bundle, SOURCE.replace('f41(1)', 'f40(2)'), 'older-code').save();
     writeFileSync(bundle, '// the bundle itself');
     writeFileSync(path.join(dir, `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`), 'another bundle');
     writeFileSync(path.join(dir, 'notes.txt'), 'the person');
     run(bundle).save();
-    expect(readdirSync(dir).sort()).toEqual([path.basename(bundle), path.basename(codeCacheFile(bundle, SOURCE)), 'notes.txt', `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`].sort());
+    expect(readdirSync(dir).sort()).toEqual([path.basename(bundle), path.basename(codeCacheFile(bundle, DIGEST)), 'notes.txt', `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`].sort());
   });
 
   it('a folder it cannot write costs the cache, not the run', () => {
@@ -102,7 +104,7 @@ describe('code cache: a run', () => {
     expect(() => r.save()).not.toThrow();
     expect(run(gone).cache).toBe('absent');
     // A folder in the cache's place: the write fails, and nothing half-written stays.
-    mkdirSync(codeCacheFile(bundle, SOURCE), { recursive: true });
+    mkdirSync(codeCacheFile(bundle, DIGEST), { recursive: true });
     expect(() => run(bundle).save()).not.toThrow();
     expect(readdirSync(path.dirname(bundle)).filter((n) => n.endsWith('.part'))).toEqual([]);
   });
@@ -111,10 +113,10 @@ describe('code cache: a run', () => {
     const bundle = bundleIn();
     const target = path.join(path.dirname(bundle), 'notes.txt');
     writeFileSync(target, 'the person');
-    symlinkSync(target, `${codeCacheFile(bundle, SOURCE)}.${String(process.pid)}.part`);
+    symlinkSync(target, `${codeCacheFile(bundle, DIGEST)}.${String(process.pid)}.part`);
     expect(() => run(bundle).save()).not.toThrow();
     expect(readFileSync(target, 'utf8')).toBe('the person');
-    expect(lstatSync(`${codeCacheFile(bundle, SOURCE)}.${String(process.pid)}.part`).isSymbolicLink()).toBe(true);
+    expect(lstatSync(`${codeCacheFile(bundle, DIGEST)}.${String(process.pid)}.part`).isSymbolicLink()).toBe(true);
     expect(run(bundle).cache).toBe('absent');
   });
 

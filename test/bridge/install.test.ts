@@ -196,7 +196,7 @@ describe('install on Linux', () => {
     const ctx = unixContext('linux');
     const before = tree(ctx.home);
     const report = install(ctx, { browsers: ['chromium'] });
-    const cache = codeCacheFile(report.bundle, 'the bundle');
+    const cache = codeCacheFile(report.bundle, 'its-code');
     writeFileSync(cache, 'cache');
     writeFileSync(`${cache}.4242.part`, 'half');
     const removed = uninstall(ctx).removed;
