@@ -24,7 +24,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isCodeCacheOf } from '../src/bridge/code-cache.ts';
+import { isCodeCacheOf } from '../src/node-start/code-cache.ts';
 import { LAUNCHER_CLEARS, launcherScript } from '../src/bridge/install.ts';
 import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
 import { residentBytes } from '../test/e2e/support/socket-flood.ts';
@@ -326,7 +326,7 @@ async function startTime(command: string, args: string[], runtimeDir: string): P
  * (src/bridge/install.ts), so both get the environment the launcher leaves them. When this
  * environment sets what the launcher clears (`NODE_EXTRA_CA_CERTS`, `NODE_OPTIONS`), the bare
  * host is also timed without the launcher: what a start costs with them. The bridge starts from
- * its code cache (src/bridge/code-cache.ts) as it does after its first run; a start with the cache
+ * its code cache (src/node-start/code-cache.ts) as it does after its first run; a start with the cache
  * removed first is timed too, as a first start after an install or a new node.
  */
 async function startUp(bundle: string, work: string): Promise<BenchResult> {

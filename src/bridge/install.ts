@@ -23,7 +23,7 @@ import {
   type BrowserFamily,
   type BrowserId,
 } from './browsers';
-import { isCodeCacheOf } from './code-cache';
+import { isCodeCacheOf } from '../node-start/code-cache';
 import { CHROMIUM_ID_PATTERN, FIREFOX_ID_PATTERN } from './extension-id-patterns';
 import type { Platform, SystemContext } from './system';
 
@@ -503,7 +503,7 @@ function removeEmptyDirs(ctx: SystemContext, dirs: readonly string[], report: Un
 }
 
 /**
- * The code caches the bundle copy's runs left beside it (src/bridge/code-cache.ts): ours to
+ * The code caches the bundle copy's runs left beside it (src/node-start/code-cache.ts): ours to
  * remove with the copy, or our folder would stay behind, not empty.
  */
 function codeCachesOf(ctx: SystemContext, bundle: string | undefined): string[] {

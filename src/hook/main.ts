@@ -1,11 +1,8 @@
-import { runHookCli } from './hook-cli';
+import { runHookProcess } from './run-hook-process';
 
 /**
- * Entry point of `countersign-hook` (bundled into the package by scripts/build-package.mjs):
- * wires the real process into runHookCli; nothing else lives here.
+ * Entry point of `countersign-hook` run from source (tsx). The package's bundle,
+ * dist/countersign-hook.mjs, starts from src/hook/bundle-main.ts instead, which compiles the same
+ * process with V8's code cache (src/node-start/code-cache.ts).
  */
-
-const code = await runHookCli({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
-// Exit as soon as the answer is written: the CLI waits for this process before it runs the call,
-// and an open handle (stdin on a terminal, a socket being closed) must not keep it waiting.
-process.stdout.write('', () => process.exit(code));
+await runHookProcess();

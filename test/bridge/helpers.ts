@@ -249,7 +249,7 @@ export async function startInProcessBridge(
 
 /** Path to the bundle tests run (built once per test file by `buildOnce`). */
 export async function buildOnce(): Promise<string> {
-  // In a folder of its own: the bundle's runs leave their code cache beside it (src/bridge/code-cache.ts).
+  // In a folder of its own: the bundle's runs leave their code cache beside it (src/node-start/code-cache.ts).
   const outfile = path.join(mkdtempSync(path.join(os.tmpdir(), 'cs-bundle-')), 'countersign-bridge.mjs');
   // @ts-expect-error: a plain .mjs script without type declarations
   const { buildBridge } = (await import('../../scripts/build-bridge.mjs')) as { buildBridge: (o: { outfile: string }) => Promise<string> };

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BROWSER_IDS, type BrowserId } from '../../src/bridge/browsers';
-import { codeCacheFile } from '../../src/bridge/code-cache';
+import { codeCacheFile } from '../../src/node-start/code-cache';
 import { install, launcherScript, parseLauncher, readRecord, uninstall, type InstallContext } from '../../src/bridge/install';
 import type { CommandRunner, Platform } from '../../src/bridge/system';
 import { isCountersignError } from '../../src/protocol/errors';

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSyn
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODE_CACHE_EXTENSION, isCodeCacheOf } from '../../src/bridge/code-cache';
+import { CODE_CACHE_EXTENSION, isCodeCacheOf } from '../../src/node-start/code-cache';
 import { BRIDGE_PROTOCOL_VERSION } from '../../src/protocol/bridge';
 import { MAX_FRAME_BYTES, encodeFrame } from '../../src/protocol/bridge-framing';
 import { FakeAgent, FrameQueue, NONCE, TEST_EXTENSION_KEY, THUMBPRINT, approvalRequest, buildOnce, newAgentKey, removeDir, signAuth, sleep, spawnBridge, tempDir, type SpawnedBridge } from './helpers';

@@ -30,7 +30,11 @@ export async function bundleHook(): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cs-hook-bin-'));
   const outfile = path.join(dir, 'countersign-hook.mjs');
   const { bundleNode } = (await import(path.join(ROOT, 'scripts', 'bundle-node.mjs'))) as { bundleNode: (o: Record<string, unknown>) => Promise<unknown> };
-  await bundleNode({ entry: path.join(ROOT, 'src', 'hook', 'main.ts'), outfile, bin: true, define: { __COUNTERSIGN_VERSION__: '"0.0.0-test"' } });
+  const { BINS, binOptions } = (await import(path.join(ROOT, 'scripts', 'build-package.mjs'))) as { BINS: Array<{ name: string }>; binOptions: (bin: { name: string }) => Record<string, unknown> };
+  // The package's own options (its entry compiles its body with the code cache), into this folder.
+  const hook = BINS.find((bin) => bin.name === 'countersign-hook');
+  if (hook === undefined) throw new Error('scripts/build-package.mjs lists no countersign-hook');
+  await bundleNode({ ...binOptions(hook), outfile, define: { __COUNTERSIGN_VERSION__: '"0.0.0-test"' } });
   return outfile;
 }
 
@@ -119,13 +123,14 @@ export interface Run {
   stderr: string;
 }
 
-function run(command: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<Run> {
+function run(command: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number; input?: string }): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    child.stdin?.end(options.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -139,6 +144,18 @@ function run(command: string, args: string[], options: { cwd: string; env: Recor
 export function hookCli(hook: string, ws: Workspace, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return run(process.execPath, [hook, ...args], { cwd: ws.project, env: { HOME: ws.home, PATH: `${BIN}:${path.dirname(process.execPath)}:/usr/bin:/bin`, CODEX_HOME: path.join(ws.home, '.codex'), ...env } });
 }
+
+/**
+ * The hook as Claude Code starts it for a `Read` of a file inside `project`, which its built-in
+ * policy allows without asking: the most frequent call there is. `home` is the HOME it runs with.
+ */
+export function hookOnRead(hook: string, project: string, home: string): Promise<Run> {
+  const input = JSON.stringify({ session_id: 's', cwd: project, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: path.join(project, 'README.md') }, tool_use_id: 't' });
+  return run(process.execPath, [hook, '--agent', 'claude-code', '--config-dir', path.join(home, 'config')], { cwd: project, env: { HOME: home, PATH: '/usr/bin:/bin' }, input });
+}
+
+/** The answer hookOnRead gets (docs/coding-agents.md). */
+export const READ_ALLOWED = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'Read only reads inside the project' } };
 
 /** `countersign-hook install` for the workspace's CLI, the hook run as `node <bundle>`. */
 export async function install(hook: string, ws: Workspace): Promise<Run> {

@@ -2,10 +2,10 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync,
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CODE_CACHE_EXTENSION, codeCacheFile, isCodeCacheOf, runCachedScript } from '../../src/bridge/code-cache';
-import { removeDir, tempDir } from './helpers';
+import { CODE_CACHE_EXTENSION, codeCacheFile, isCodeCacheOf, runCachedScript } from '../../src/node-start/code-cache';
+import { removeDir, tempDir } from '../bridge/helpers';
 
-// V8's code cache for the bridge's bundle, with real scripts compiled by this node and real files.
+// V8's code cache of a bundle (the bridge's, the hook's), with real scripts compiled by this node and real files.
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -3,16 +3,17 @@ import path from 'node:path';
 import vm from 'node:vm';
 
 /**
- * V8's code cache for the bridge's bundle. A browser starts a new bridge for every service worker
- * that connects (each browser start, each worker the browser stopped), and the request that woke
- * the worker waits for that start; compiling the bundle is a quarter of the bridge's own share of
- * it. Node 22 caches compiled modules itself (`module.enableCompileCache`), the Node 20 that
- * package.json allows does not: `vm.Script`'s `cachedData` is the same V8 cache, by hand. The
- * bundle carries its code as a script text (scripts/bundle-node.mjs, `body`) so that it can be
- * compiled here with the cache.
+ * V8's code cache for a bundle that something waits for at every start. A browser starts a new
+ * bridge for every service worker that connects (each browser start, each worker the browser
+ * stopped), and the request that woke the worker waits for that start; a coding agent starts
+ * countersign-hook for every tool call and waits for its answer. Compiling the bundle is a large
+ * part of either command's own share of that wait. Node 22 caches compiled modules itself
+ * (`module.enableCompileCache`), the Node 20 that package.json allows does not: `vm.Script`'s
+ * `cachedData` is the same V8 cache, by hand. The bundle carries its code as a script text
+ * (scripts/bundle-node.mjs, `body`) so that it can be compiled here with the cache.
  *
- * The cache sits beside the bundle, in the folder install made for it (or wherever the bundle was
- * run from). It is code: whoever can write it can also rewrite the bundle beside it, so it is
+ * The cache sits beside the bundle: the bridge's in the folder install made for it, the hook's in
+ * the package's dist/ (or wherever a bundle was run from). It is code: whoever can write it can also rewrite the bundle beside it, so it is
  * trusted exactly as far as the bundle is. V8 reads it only if it was made by the same V8 with the
  * same flags, for a source of the same length; the file's name carries a digest of the code (taken
  * by the build, so a start does not hash 400 kB) and the node that made it, so a cache never meets
@@ -98,9 +99,10 @@ function readCache(file: string): Buffer | undefined {
 }
 
 function saveCache(script: vm.Script, file: string, bundleName: string): void {
-  // Written aside and renamed, so that a bridge starting meanwhile (another browser's) reads the
-  // old cache or the new one, never half of one. The aside file must be new ('wx'): a name that
-  // exists (a link planted there, a run that died) is never followed or written through.
+  // Written aside and renamed, so that a run starting meanwhile (another browser's bridge, the hook
+  // of a tool call made at the same time) reads the old cache or the new one, never half of one.
+  // The aside file must be new ('wx'): a name that exists (a link planted there, a run that died)
+  // is never followed or written through.
   const aside = `${file}.${String(process.pid)}.part`;
   try {
     writeFileSync(aside, script.createCachedData(), { mode: 0o644, flag: 'wx' });
