@@ -57,7 +57,9 @@ export interface CachedRun {
   cache: CodeCacheState;
   /**
    * Write the cache from everything compiled so far (call it late: functions V8 compiled lazily
-   * since the start go in too), then remove the caches of other sources beside it. Never throws:
+   * since the start go in too), then remove the caches of other code beside it (older bundles);
+   * another node's cache of this same code stays, so that two nodes running one bundle (two CLIs'
+   * hooks installed with different nodes) do not each make the other compile again. Never throws:
    * a folder it cannot write costs the next start its cache, nothing else.
    */
   save: () => void;
@@ -87,7 +89,7 @@ export function runCachedScript(options: CachedRunOptions): CachedRun {
   if (typeof wrapper !== 'function') throw new TypeError(`${options.bundlePath}: the cached script is not a function expression`);
   const module = { exports: {} as unknown };
   (wrapper as (...args: unknown[]) => void)(module.exports, options.require, module, options.bundlePath, path.dirname(options.bundlePath));
-  return { exports: module.exports, cache, save: () => saveCache(script, cacheFile, path.basename(options.bundlePath)) };
+  return { exports: module.exports, cache, save: () => saveCache(script, cacheFile, path.basename(options.bundlePath), options.digest) };
 }
 
 function readCache(file: string): Buffer | undefined {
@@ -98,7 +100,7 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-function saveCache(script: vm.Script, file: string, bundleName: string): void {
+function saveCache(script: vm.Script, file: string, bundleName: string, digest: string): void {
   // Written aside and renamed, so that a run starting meanwhile (another browser's bridge, the hook
   // of a tool call made at the same time) reads the old cache or the new one, never half of one.
   // The aside file must be new ('wx'): a name that exists (a link planted there, a run that died)
@@ -119,7 +121,8 @@ function saveCache(script: vm.Script, file: string, bundleName: string): void {
   } catch {
     return;
   }
-  for (const name of names) if (isCodeCacheOf(bundleName, name) && path.join(dir, name) !== file) removeQuietly(path.join(dir, name));
+  const sameCode = `${bundleName}.${digest}.`;
+  for (const name of names) if (isCodeCacheOf(bundleName, name) && !name.startsWith(sameCode)) removeQuietly(path.join(dir, name));
 }
 
 function removeQuietly(file: string): void {

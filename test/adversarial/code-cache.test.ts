@@ -83,18 +83,20 @@ describe.each(targets)('the code cache of $command, attacked', ({ command, build
     expect(caches(dir)).toEqual([name]);
   }, 30_000);
 
-  it("a cache under another node's or another bundle's name is never read, and the next save removes it", async () => {
+  it("a cache under another node's or another bundle's name is never read; the next save removes the other bundle's and leaves the other node's", async () => {
     const { bundle, dir, name, cache } = await afterFirstRun();
-    const other = [codeCacheFile(bundle, 'older-code'), codeCacheFile(bundle, name.split('.')[2]!, { version: 'v22.0.0', arch: 'x64' })];
+    const olderBundle = codeCacheFile(bundle, 'older-code');
+    const otherNode = codeCacheFile(bundle, name.split('.')[2]!, { version: 'v22.0.0', arch: 'x64' });
     // Garbage under those names: were either read, V8 would refuse it and the command would save (rename) its own again.
-    for (const f of other) writeFileSync(f, 'not for this code');
+    for (const f of [olderBundle, otherNode]) writeFileSync(f, 'not for this code');
     const before = lstatSync(cache).ino;
     await run(bundle);
     expect(lstatSync(cache).ino).toBe(before);
     // Removed only by a save: damage ours so that the next run saves.
     writeFileSync(cache, 'damaged');
     await run(bundle);
-    expect(caches(dir)).toEqual([name]);
+    expect(caches(dir).sort()).toEqual([name, path.basename(otherNode)].sort());
+    expect(readFileSync(otherNode, 'utf8')).toBe('not for this code');
   }, 30_000);
 
   it("a link planted under the cache's name is read as a damaged cache and replaced, never written through", async () => {

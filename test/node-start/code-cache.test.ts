@@ -86,15 +86,21 @@ describe('code cache: a run', () => {
     expect(next.exports).toMatchObject({ answer: 42 });
   });
 
-  it("a save removes the older bundles' caches beside it, and nothing else", () => {
+  it("a save removes the older bundles' caches beside it, and nothing else: not another node's cache of the same code", () => {
     const bundle = bundleIn();
     const dir = path.dirname(bundle);
     run(bundle, SOURCE.replace('f41(1)', 'f40(2)'), 'older-code').save();
     writeFileSync(bundle, '// the bundle itself');
     writeFileSync(path.join(dir, `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`), 'another bundle');
     writeFileSync(path.join(dir, 'notes.txt'), 'the person');
+    const otherNode = codeCacheFile(bundle, DIGEST, { version: 'v22.12.0', arch: 'x64' });
+    writeFileSync(otherNode, 'what node 22 compiled');
     run(bundle).save();
-    expect(readdirSync(dir).sort()).toEqual([path.basename(bundle), path.basename(codeCacheFile(bundle, DIGEST)), 'notes.txt', `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      [path.basename(bundle), path.basename(codeCacheFile(bundle, DIGEST)), path.basename(otherNode), 'notes.txt', `other.mjs.abc.v20.20.2-x64${CODE_CACHE_EXTENSION}`].sort(),
+    );
+    // And this node's save leaves that cache as it was: the two nodes never make each other compile again.
+    expect(readFileSync(otherNode, 'utf8')).toBe('what node 22 compiled');
   });
 
   it('a folder it cannot write costs the cache, not the run', () => {
