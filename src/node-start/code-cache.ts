@@ -13,11 +13,11 @@ import vm from 'node:vm';
  * (scripts/bundle-node.mjs, `body`) so that it can be compiled here with the cache.
  *
  * The cache sits beside the bundle: the bridge's in the folder install made for it, the hook's in
- * the package's dist/ (or wherever a bundle was run from). It is code: whoever can write it can also rewrite the bundle beside it, so it is
- * trusted exactly as far as the bundle is. V8 reads it only if it was made by the same V8 with the
- * same flags, for a source of the same length; the file's name carries a digest of the code (taken
- * by the build, so a start does not hash 400 kB) and the node that made it, so a cache never meets
- * other code of that length.
+ * the package's dist/ (or wherever a bundle was run from). It is code: whoever can write it can
+ * also rewrite the bundle beside it, so it is trusted exactly as far as the bundle is. V8 reads it
+ * only if it was made by the same V8 with the same flags, for a source of the same length; the
+ * file's name carries a digest of the code (taken by the build, so a start does not hash 400 kB)
+ * and the node that made it, so a cache never meets other code of that length.
  */
 
 /** How a cache file's name ends. */
