@@ -20,15 +20,15 @@
  * run with `npm run bench` (or `npx tsx bench/bridge.bench.ts`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isCodeCacheOf } from '../src/node-start/code-cache.ts';
 import { LAUNCHER_CLEARS, launcherScript } from '../src/bridge/install.ts';
 import { FrameDecoder, encodeJsonFrame } from '../src/protocol/bridge-framing.ts';
 import { residentBytes } from '../test/e2e/support/socket-flood.ts';
 
+import { removeCodeCaches } from './code-caches';
 import type { BenchResult } from './run';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -351,7 +351,7 @@ async function startUp(bundle: string, work: string): Promise<BenchResult> {
       const n = await startTime(bareLauncher, [], runtimeDir);
       const u = cleared.length > 0 ? await startTime(process.execPath, [bare], runtimeDir) : Number.NaN;
       // The first start after an install or a new node: no code cache beside the bundle (it writes one as it exits).
-      for (const name of readdirSync(work)) if (isCodeCacheOf(path.basename(bundle), name)) rmSync(path.join(work, name));
+      removeCodeCaches(bundle);
       const c = await startTime(bridgeLauncher, [], runtimeDir);
       if (i < 3) continue;
       bridge.push(b);

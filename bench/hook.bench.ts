@@ -16,25 +16,20 @@
  * cost of a call that asks, without the person's reading and clicking. Nothing is asserted.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Companion } from '../src/agent/companion';
-import { isCodeCacheOf } from '../src/node-start/code-cache';
 import { FakeExtension } from '../test/agent/harness';
 import { install, runAgent, timesRan, workspace, type Workspace } from '../test/coding-agents/support/clients';
 import { person } from '../test/coding-agents/support/coding-agent-suite';
 import { ModelServer, type ScriptedCall } from '../test/coding-agents/support/model-server';
+import { removeCodeCaches } from './code-caches';
 import type { BenchResult } from './run';
 
 /** The built hook (npm run bench builds it); COUNTERSIGN_HOOK_BENCH_BIN measures another bundle. */
 const HOOK = resolve(process.env['COUNTERSIGN_HOOK_BENCH_BIN'] ?? 'dist/countersign-hook.mjs');
-
-/** Removes the code caches the hook's runs left beside its bundle (src/node-start/code-cache.ts). */
-function removeCodeCaches(): void {
-  for (const name of readdirSync(dirname(HOOK))) if (isCodeCacheOf(basename(HOOK), name, { partial: true })) rmSync(join(dirname(HOOK), name), { force: true });
-}
 const MINIMAL_HOOK = "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>process.stdout.write('{}\\n'))";
 
 const quantile = (xs: number[], q: number) => {
@@ -145,7 +140,7 @@ export async function run(): Promise<BenchResult[]> {
     for (let i = 0; i < 5; i++) viaHook.push(await timeOnce(hook, input, project));
     for (let i = 0; i < 5; i++) viaMinimal.push(await timeOnce(minimal, input, project));
     for (let i = 0; i < 5; i++) {
-      removeCodeCaches();
+      removeCodeCaches(HOOK);
       withoutCache.push(await timeOnce(hook, input, project));
     }
   }
