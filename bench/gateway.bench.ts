@@ -5,15 +5,20 @@
  *   call through a minimal pass-through stdio relay (a process that copies bytes both ways and
  *   parses nothing: the floor of any server between client and upstream): p50 and p99 ratio
  *   (goal ≤ 1.2x at p50); and against the call made to server-everything directly;
- * - the gateway's resident memory after 10,000 calls against after 100 (goal ≤ 1.2x).
- * Both paths are measured in this run, interleaved in blocks so that load on the machine falls on
- * both alike. Nothing is asserted.
+ * - the gateway's resident memory after 10,000 calls against after 100 (goal ≤ 1.2x);
+ * - a session's start, spawn until the upstream's tools are listed, through the gateway against
+ *   through the relay, and the gateway's start from its code cache against with the cache removed
+ *   first (its first start after an install or a new node).
+ * The paths of a ratio are measured in this run, interleaved (calls in blocks, starts taking turns)
+ * so that load on the machine falls on each alike. Nothing is asserted.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { bundleCommand } from '../test/node-start/support/bundle-command';
+import { removeCodeCaches } from './code-caches';
 import type { BenchResult } from './run';
 
 /** The floor: a process between client and server that only copies bytes (`node -e RELAY <command> [args...]`). */
@@ -38,6 +43,16 @@ async function connect(args: string[]): Promise<{ client: Client; pid: number | 
   return { client, pid: transport.pid };
 }
 
+/** Spawn until the upstream's tools are listed: what an MCP client waits for before a session's first turn. */
+async function timeStart(args: string[]): Promise<number> {
+  const t0 = performance.now();
+  const { client } = await connect(args);
+  await client.listTools();
+  const took = performance.now() - t0;
+  await client.close();
+  return took;
+}
+
 async function timeCalls(client: Client, n: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -57,12 +72,24 @@ function rssKiB(pid: number): number {
 export async function run(): Promise<BenchResult[]> {
   const configDir = mkdtempSync(join(tmpdir(), 'cs-bench-gateway-'));
   // The gateway as the package ships it: the same bundle as scripts/build-package.mjs makes.
-  const bundled = join(configDir, 'countersign-mcp.mjs');
-  const { bundleNode } = (await import(resolve('scripts/bundle-node.mjs'))) as { bundleNode: (o: Record<string, unknown>) => Promise<unknown> };
-  await bundleNode({ entry: resolve('src/gateway/main.ts'), outfile: bundled, bin: true, minify: true, define: { __COUNTERSIGN_VERSION__: '"0.0.0-bench"' } });
+  const bundled = await bundleCommand('countersign-mcp', { outfile: join(configDir, 'countersign-mcp.mjs'), version: '0.0.0-bench' });
+  const relayArgs = ['-e', RELAY, process.execPath, EVERYTHING, 'stdio'];
+  const gatewayArgs = [bundled, '--config-dir', configDir, '--upstream-command', process.execPath, '--upstream-arg', EVERYTHING, '--upstream-arg', 'stdio'];
+  // Starts first, with nothing else running; the first start writes the cache the next ones read.
+  await timeStart(relayArgs);
+  await timeStart(gatewayArgs);
+  const startRelay: number[] = [];
+  const startCached: number[] = [];
+  const startUncached: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    startRelay.push(await timeStart(relayArgs));
+    startCached.push(await timeStart(gatewayArgs));
+    removeCodeCaches(bundled);
+    startUncached.push(await timeStart(gatewayArgs));
+  }
   const direct = await connect([EVERYTHING, 'stdio']);
-  const relay = await connect(['-e', RELAY, process.execPath, EVERYTHING, 'stdio']);
-  const gateway = await connect([bundled, '--config-dir', configDir, '--upstream-command', process.execPath, '--upstream-arg', EVERYTHING, '--upstream-arg', 'stdio']);
+  const relay = await connect(relayArgs);
+  const gateway = await connect(gatewayArgs);
   try {
     await timeCalls(direct.client, 200);
     await timeCalls(relay.client, 200);
@@ -101,6 +128,18 @@ export async function run(): Promise<BenchResult[]> {
         ratio: p50[0] / p50[1],
         goal: '≤ 1.2x',
         detail: `p50 ${p50[0].toFixed(2)} ms vs ${p50[1].toFixed(2)} ms; p99 ${p99[0].toFixed(2)} ms vs ${p99[1].toFixed(2)} ms (${(p99[0] / p99[1]).toFixed(2)}x); 1,000 calls each, interleaved in blocks of 100`,
+      },
+      {
+        name: 'countersign-mcp: a session\'s start, spawn until the upstream\'s tools are listed',
+        baseline: 'the same through the minimal stdio relay',
+        ratio: quantile(startCached, 0.5) / quantile(startRelay, 0.5),
+        detail: `p50 ${quantile(startCached, 0.5).toFixed(0)} ms vs ${quantile(startRelay, 0.5).toFixed(0)} ms (n=15 each, taking turns); the gateway reads the client's initialize before it starts the upstream, the relay starts it at once`,
+      },
+      {
+        name: 'countersign-mcp: the same start from its code cache',
+        baseline: 'the same with the cache removed before each start',
+        ratio: quantile(startCached, 0.5) / quantile(startUncached, 0.5),
+        detail: `p50 ${quantile(startCached, 0.5).toFixed(0)} ms vs ${quantile(startUncached, 0.5).toFixed(0)} ms; without the cache the gateway compiles its bundle, and writes the cache as it exits (its first start after an install or a new node); over the relay: +${(quantile(startCached, 0.5) - quantile(startRelay, 0.5)).toFixed(0)} ms vs +${(quantile(startUncached, 0.5) - quantile(startRelay, 0.5)).toFixed(0)} ms`,
       },
       {
         name: 'countersign-mcp: resident memory after 10,000 calls',

@@ -53,10 +53,11 @@ const PKG = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
  * ship without a command it declares. To add one, add it here and to "bin".
  */
 export const BINS = [
-  // The bridge's and the hook's entries compile their bodies with V8's code cache (scripts/bundle-node.mjs,
-  // `body`): a browser waits for the one at each worker start, a coding agent for the other at each tool call.
+  // These entries compile their bodies with V8's code cache (scripts/bundle-node.mjs, `body`): a browser
+  // waits for the bridge at each worker start, an MCP client for the gateway at each session's start,
+  // a coding agent for the hook at each tool call.
   { name: 'countersign-bridge', entry: 'src/bridge/bundle-main.ts', body: 'src/bridge/run-bridge-process.ts' },
-  { name: 'countersign-mcp', entry: 'src/gateway/main.ts' },
+  { name: 'countersign-mcp', entry: 'src/gateway/bundle-main.ts', body: 'src/gateway/run-gateway-process.ts' },
   { name: 'countersign', entry: 'src/conformance/main.ts' },
   { name: 'countersign-hook', entry: 'src/hook/bundle-main.ts', body: 'src/hook/run-hook-process.ts' },
 ];

@@ -13,7 +13,7 @@ import { build } from 'esbuild';
  * Bundle `entry` into `outfile`. `bin: true` adds the shebang and the executable bit. Returns
  * esbuild's metafile, whose inputs say which packages went into the bundle.
  *
- * `body` (the bridge, the hook): that module is bundled first as CommonJS and inlined into `entry`
+ * `body` (the bridge, the gateway, the hook): that module is bundled first as CommonJS and inlined into `entry`
  * as the text of a function expression, `__COUNTERSIGN_BODY__`, which the entry compiles with V8's
  * code cache (src/node-start/code-cache.ts says why). One file still: the installer copies one
  * bundle, and a CLI's hook command names one file.
@@ -69,6 +69,9 @@ export async function bundleNode({ entry, outfile, bin = false, define = {}, min
  * only when that code path runs. Fail the build instead.
  */
 function refuseNonBuiltinRequires(outfile, who, text, callee) {
-  const names = [...text.matchAll(new RegExp(`\\b${callee}\\(\\s*["']([^"']+)["']`, 'g'))].map((m) => m[1]).filter((name) => !isBuiltin(name));
+  // A call right after a quote is the text of code, not code: ajv keeps such text for the modules
+  // its standalone mode would generate (`'require("ajv/dist/runtime/equal").default'`); run in
+  // the process it never is, since nothing here asks ajv for standalone code.
+  const names = [...text.matchAll(new RegExp(`(?<![\`'"])\\b${callee}\\(\\s*["']([^"']+)["']`, 'g'))].map((m) => m[1]).filter((name) => !isBuiltin(name));
   if (names.length > 0) throw new Error(`${path.basename(outfile)}: ${who} requires ${[...new Set(names)].join(', ')} at run time, which is not a Node built-in`);
 }

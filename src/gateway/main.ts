@@ -1,17 +1,8 @@
-import { runGatewayCli } from './gateway-cli';
+import { runGatewayProcess } from './run-gateway-process';
 
 /**
- * Entry point of `countersign-mcp` (bundled into the package by scripts/build-package.mjs):
- * wires the real process into runGatewayCli; nothing else lives here.
+ * Entry point of `countersign-mcp` run from source (tsx). The package's bundle,
+ * dist/countersign-mcp.mjs, starts from src/gateway/bundle-main.ts instead, which compiles the
+ * same process with V8's code cache (src/node-start/code-cache.ts).
  */
-
-const stopped = new Promise<void>((resolve) => {
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => resolve());
-  // The client closing our stdin is the usual way an MCP stdio server is told to stop.
-  process.stdin.once('end', () => resolve());
-});
-
-const code = await runGatewayCli({ argv: process.argv.slice(2), env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, stopped });
-process.exitCode = code;
-// Never hang on a handle an upstream left open.
-setTimeout(() => process.exit(code), 2000).unref();
+await runGatewayProcess();

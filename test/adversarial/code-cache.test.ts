@@ -4,14 +4,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { codeCacheFile, isCodeCacheOf } from '../../src/node-start/code-cache';
 import { buildOnce, removeDir, spawnBridge, tempDir, type SpawnedBridge } from '../bridge/helpers';
 import { bundleHook, hookOnRead, READ_ALLOWED } from '../coding-agents/support/clients';
+import { gatewaySession } from '../gateway/support/gateway-session';
+import { bundleCommand } from '../node-start/support/bundle-command';
 
 /**
  * The code cache (src/node-start/code-cache.ts) is a file a bundle reads at every start and writes
- * beside itself: the bridge's, in the folder install made for it, and the hook's, in the package a
- * coding agent runs it from. What is found there must never stop the command or change what it
- * answers, never be run when it was made for other code or another node, and never make the
- * command write anywhere but its own cache. Each real bundle, started as its users start it, from
- * a folder of its own.
+ * beside itself: the bridge's, in the folder install made for it, and the hook's and the gateway's,
+ * in the package a coding agent or an MCP client runs them from. What is found there must never
+ * stop the command or change what it answers, never be run when it was made for other code or
+ * another node, and never make the command write anywhere but its own cache. Each real bundle,
+ * started as its users start it, from a folder of its own.
  */
 
 const dirs: string[] = [];
@@ -48,9 +50,15 @@ async function hookRun(bundle: string): Promise<void> {
   expect(JSON.parse(answered.stdout)).toEqual(READ_ALLOWED);
 }
 
+/** The gateway as an MCP client launches it for a session: it lists the upstream's one tool and relays its read-only call. */
+async function gatewayRun(bundle: string): Promise<void> {
+  expect(await gatewaySession(bundle, ownDir('cs-cc-mcp-config-'))).toEqual({ tools: ['client_capabilities'], answer: { roots: {} } });
+}
+
 const targets = [
   { command: 'countersign-bridge', build: buildOnce, run: bridgeRun },
   { command: 'countersign-hook', build: bundleHook, run: hookRun },
+  { command: 'countersign-mcp', build: () => bundleCommand('countersign-mcp'), run: gatewayRun },
 ];
 
 describe.each(targets)('the code cache of $command, attacked', ({ command, build, run }) => {

@@ -1,37 +1,22 @@
-import { copyFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codeCacheFile } from '../../src/node-start/code-cache';
-import { removeDir, tempDir } from '../bridge/helpers';
-import { bundleHook, hookOnRead, READ_ALLOWED } from '../coding-agents/support/clients';
+import { hookOnRead, READ_ALLOWED } from '../coding-agents/support/clients';
+import { bundledForTests } from '../node-start/support/bundle-command';
 
 // The package's countersign-hook bundle (src/hook/bundle-main.ts), run as a coding agent runs it
 // for each tool call, from a folder of its own: it compiles its code with V8's code cache beside it.
 
-let built = '';
-const dirs: string[] = [];
-beforeAll(async () => {
-  built = await bundleHook();
-  dirs.push(path.dirname(built));
-}, 60_000);
-afterAll(() => {
-  for (const d of dirs.splice(0)) removeDir(d);
-});
-
-function own(prefix: string): string {
-  const dir = tempDir(prefix);
-  dirs.push(dir);
-  return dir;
-}
+const command = bundledForTests('countersign-hook');
 
 describe('countersign-hook bundle: its code cache', () => {
   it('the first call writes the cache beside the bundle as it exits; the next calls read it, leave it, and answer the same', async () => {
-    const dir = own('cs-hook-cc-');
-    const bundle = path.join(dir, 'countersign-hook.mjs');
-    copyFileSync(built, bundle);
-    const project = own('cs-hook-cc-project-');
+    const bundle = command.copy('cs-hook-cc-');
+    const dir = path.dirname(bundle);
+    const project = command.own('cs-hook-cc-project-');
     writeFileSync(path.join(project, 'README.md'), 'a file to read\n');
-    const home = own('cs-hook-cc-home-');
+    const home = command.own('cs-hook-cc-home-');
 
     const first = await hookOnRead(bundle, project, home);
     expect(first.code).toBe(0);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HookAgent } from '../../../src/hook/hook-input';
+import { bundleCommand } from '../../node-start/support/bundle-command';
 import type { ModelServer, ScriptedCall } from './model-server';
 
 /**
@@ -26,16 +27,8 @@ export interface Workspace {
 }
 
 /** Bundle countersign-hook as the package ships it; returns the file. */
-export async function bundleHook(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'cs-hook-bin-'));
-  const outfile = path.join(dir, 'countersign-hook.mjs');
-  const { bundleNode } = (await import(path.join(ROOT, 'scripts', 'bundle-node.mjs'))) as { bundleNode: (o: Record<string, unknown>) => Promise<unknown> };
-  const { BINS, binOptions } = (await import(path.join(ROOT, 'scripts', 'build-package.mjs'))) as { BINS: Array<{ name: string }>; binOptions: (bin: { name: string }) => Record<string, unknown> };
-  // The package's own options (its entry compiles its body with the code cache), into this folder.
-  const hook = BINS.find((bin) => bin.name === 'countersign-hook');
-  if (hook === undefined) throw new Error('scripts/build-package.mjs lists no countersign-hook');
-  await bundleNode({ ...binOptions(hook), outfile, define: { __COUNTERSIGN_VERSION__: '"0.0.0-test"' } });
-  return outfile;
+export function bundleHook(): Promise<string> {
+  return bundleCommand('countersign-hook');
 }
 
 /** A scratch HOME and project for one CLI: the CLI's own settings (the model, the marker MCP server), then the hook installed over them. */

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Companion } from '../../../src/agent/index';
 import { gatewayConfigDir } from '../../../src/gateway/countersign-link';
 import { FakeExtension } from '../../agent/harness';
+import { bundleCommand } from '../../node-start/support/bundle-command';
 
 /**
  * countersign-mcp as third-party MCP clients launch it: the package's bundled command on PATH,
@@ -37,11 +38,8 @@ export interface Setup {
 export async function setUp(options: { xdgRuntimeDir?: string } = {}): Promise<Setup> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'cs-mcpc-'));
   const bin = path.join(root, 'bin');
-  const { bundleNode } = (await import(path.join(ROOT, 'scripts', 'bundle-node.mjs'))) as { bundleNode: (o: Record<string, unknown>) => Promise<unknown> };
-  const [ext] = await Promise.all([
-    FakeExtension.start(options),
-    bundleNode({ entry: path.join(ROOT, 'src', 'gateway', 'main.ts'), outfile: path.join(bin, 'countersign-mcp'), bin: true, define: { __COUNTERSIGN_VERSION__: '"0.0.0-test"' } }),
-  ]);
+  // The package's own options: its entry compiles its body with the code cache, as the shipped file does.
+  const [ext] = await Promise.all([FakeExtension.start(options), bundleCommand('countersign-mcp', { outfile: path.join(bin, 'countersign-mcp') })]);
   await symlink(process.execPath, path.join(bin, 'node'));
   const files = path.join(root, 'files');
   const configDir = path.join(root, 'config');
