@@ -13,10 +13,10 @@ import { build } from 'esbuild';
  * Bundle `entry` into `outfile`. `bin: true` adds the shebang and the executable bit. Returns
  * esbuild's metafile, whose inputs say which packages went into the bundle.
  *
- * `body` (the bridge, the gateway, the hook): that module is bundled first as CommonJS and inlined into `entry`
- * as the text of a function expression, `__COUNTERSIGN_BODY__`, which the entry compiles with V8's
- * code cache (src/node-start/code-cache.ts says why). One file still: the installer copies one
- * bundle, and a CLI's hook command names one file.
+ * `body` (the bridge, the gateway, the hook): that module is bundled first as CommonJS and
+ * inlined into `entry` as the text of a function expression, `__COUNTERSIGN_BODY__`, which the
+ * entry compiles with V8's code cache (src/node-start/code-cache.ts says why). One file still: the
+ * installer copies one bundle, and a CLI's hook or MCP server command names one file.
  */
 export async function bundleNode({ entry, outfile, bin = false, define = {}, minify = false, body }) {
   await mkdir(path.dirname(outfile), { recursive: true });
