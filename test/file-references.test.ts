@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * Comments say why and point at where the rest is written (a spec section, a file in docs/, the
  * test that checks a rule). A pointer to a file that was renamed or never written sends the next
- * reader nowhere: every repository path a source, test, bench or script file names must exist.
+ * reader nowhere: every repository path a source, test, bench or script file names must exist,
+ * and so must every one the README and docs/ name.
  */
 
 const root = resolve(import.meta.dirname, '..');
@@ -53,3 +54,30 @@ describe('file references in comments', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('file references in the pages', () => {
+  it('every repository path README.md and docs/ name exists, a placeholder aside (`section-N.ts`)', () => {
+    const pages = ['README.md', ...markdownFiles(join(root, 'docs')).map((file) => relative(root, file))];
+    const missing = pages.flatMap((page) =>
+      readFileSync(join(root, page), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => [...line.matchAll(PATH)].filter((m) => !isInsideLongerPath(line, m.index)).map((m) => ({ line: i + 1, path: m[0] })))
+        .filter((ref) => !/-N\.[a-z]+$/.test(ref.path) && !existsSync(join(root, ref.path)))
+        .map((ref) => `${page}:${ref.line} names ${ref.path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return markdownFiles(path);
+    return name.endsWith('.md') ? [path] : [];
+  });
+}
+
+/** A path inside a longer one (a package's folder under node_modules, a folder in a home) names no file of this repository. */
+function isInsideLongerPath(line: string, at: number): boolean {
+  return at > 0 && /[/.\w~-]/.test(line[at - 1]!);
+}
