@@ -87,6 +87,7 @@ export async function run(): Promise<BenchResult[]> {
     removeCodeCaches(bundled);
     startUncached.push(await timeStart(gatewayArgs));
   }
+  const start = { relay: quantile(startRelay, 0.5), cached: quantile(startCached, 0.5), uncached: quantile(startUncached, 0.5) };
   const direct = await connect([EVERYTHING, 'stdio']);
   const relay = await connect(relayArgs);
   const gateway = await connect(gatewayArgs);
@@ -132,14 +133,14 @@ export async function run(): Promise<BenchResult[]> {
       {
         name: 'countersign-mcp: a session\'s start, spawn until the upstream\'s tools are listed',
         baseline: 'the same through the minimal stdio relay',
-        ratio: quantile(startCached, 0.5) / quantile(startRelay, 0.5),
-        detail: `p50 ${quantile(startCached, 0.5).toFixed(0)} ms vs ${quantile(startRelay, 0.5).toFixed(0)} ms (n=15 each, taking turns); the gateway reads the client's initialize before it starts the upstream, the relay starts it at once`,
+        ratio: start.cached / start.relay,
+        detail: `p50 ${start.cached.toFixed(0)} ms vs ${start.relay.toFixed(0)} ms (n=15 each, taking turns); the gateway reads the client's initialize before it starts the upstream, the relay starts it at once`,
       },
       {
         name: 'countersign-mcp: the same start from its code cache',
         baseline: 'the same with the cache removed before each start',
-        ratio: quantile(startCached, 0.5) / quantile(startUncached, 0.5),
-        detail: `p50 ${quantile(startCached, 0.5).toFixed(0)} ms vs ${quantile(startUncached, 0.5).toFixed(0)} ms; without the cache the gateway compiles its bundle, and writes the cache as it exits (its first start after an install or a new node); over the relay: +${(quantile(startCached, 0.5) - quantile(startRelay, 0.5)).toFixed(0)} ms vs +${(quantile(startUncached, 0.5) - quantile(startRelay, 0.5)).toFixed(0)} ms`,
+        ratio: start.cached / start.uncached,
+        detail: `p50 ${start.cached.toFixed(0)} ms vs ${start.uncached.toFixed(0)} ms; without the cache the gateway compiles its bundle, and writes the cache as it exits (its first start after an install or a new node); over the relay: +${(start.cached - start.relay).toFixed(0)} ms vs +${(start.uncached - start.relay).toFixed(0)} ms`,
       },
       {
         name: 'countersign-mcp: resident memory after 10,000 calls',

@@ -12,12 +12,13 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '..');
 const PATH = /\b(?:src|docs|test|bench|scripts|entrypoints|public)\/[A-Za-z0-9_./-]+\.(?:ts|md|json|mjs|css|html)\b/g;
 
-function files(dir: string): string[] {
+/** The files under `dir` whose names match `kind`, outside packages, screenshots and external corpora. */
+function files(dir: string, kind: RegExp): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (name === 'node_modules' || name.endsWith('-snapshots') || name === 'fixtures') return [];
-    if (statSync(path).isDirectory()) return files(path);
-    return /\.(ts|mjs)$/.test(name) ? [path] : [];
+    if (statSync(path).isDirectory()) return files(path, kind);
+    return kind.test(name) ? [path] : [];
   });
 }
 
@@ -47,7 +48,7 @@ describe('file references in comments', () => {
 
   it('every repository path a source, test, bench or script file names exists', () => {
     const missing = ['src', 'entrypoints', 'test', 'bench', 'scripts']
-      .flatMap((dir) => files(join(root, dir)))
+      .flatMap((dir) => files(join(root, dir), /\.(ts|mjs)$/))
       .flatMap((file) => namedPaths(readFileSync(file, 'utf8')).map((ref) => ({ file, ...ref })))
       .filter((ref) => !existsSync(join(root, ref.path)))
       .map((ref) => `${relative(root, ref.file)}:${ref.line} names ${ref.path}`);
@@ -57,7 +58,7 @@ describe('file references in comments', () => {
 
 describe('file references in the pages', () => {
   it('every repository path README.md and docs/ name exists, a placeholder aside (`section-N.ts`)', () => {
-    const pages = ['README.md', ...markdownFiles(join(root, 'docs')).map((file) => relative(root, file))];
+    const pages = ['README.md', ...files(join(root, 'docs'), /\.md$/).map((file) => relative(root, file))];
     const missing = pages.flatMap((page) =>
       readFileSync(join(root, page), 'utf8')
         .split('\n')
@@ -68,14 +69,6 @@ describe('file references in the pages', () => {
     expect(missing).toEqual([]);
   });
 });
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownFiles(path);
-    return name.endsWith('.md') ? [path] : [];
-  });
-}
 
 /** A path inside a longer one (a package's folder under node_modules, a folder in a home) names no file of this repository. */
 function isInsideLongerPath(line: string, at: number): boolean {

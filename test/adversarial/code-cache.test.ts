@@ -52,7 +52,7 @@ async function hookRun(bundle: string): Promise<void> {
 
 /** The gateway as an MCP client launches it for a session: it lists the upstream's one tool and relays its read-only call. */
 async function gatewayRun(bundle: string): Promise<void> {
-  expect(await gatewaySession(bundle, ownDir('cs-cc-mcp-config-'))).toEqual({ tools: ['client_capabilities'], answer: { roots: {} } });
+  expect(await gatewaySession([bundle], ownDir('cs-cc-mcp-config-'))).toEqual({ tools: ['client_capabilities'], answer: { roots: {} } });
 }
 
 const targets = [

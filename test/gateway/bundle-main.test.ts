@@ -16,7 +16,7 @@ describe('countersign-mcp bundle: its code cache', () => {
     const dir = path.dirname(bundle);
     const configDir = command.own('cs-mcp-cc-config-');
 
-    const first = await gatewaySession(bundle, configDir);
+    const first = await gatewaySession([bundle], configDir);
     expect(first).toEqual({ tools: ['client_capabilities'], answer: { roots: {} } });
     // The client's close waits for the gateway's exit, and the gateway writes the cache as it exits.
     const [name, ...more] = readdirSync(dir).filter((n) => isCodeCacheOf('countersign-mcp.mjs', n, { partial: true }));
@@ -26,7 +26,7 @@ describe('countersign-mcp bundle: its code cache', () => {
     expect(cache).toBe(codeCacheFile(bundle, name!.split('.')[2]!));
     const written = statSync(cache);
 
-    for (let i = 0; i < 2; i++) expect(await gatewaySession(bundle, configDir)).toEqual(first);
+    for (let i = 0; i < 2; i++) expect(await gatewaySession([bundle], configDir)).toEqual(first);
     const after = statSync(cache);
     expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
   }, 60_000);

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { gatewaySession } from './support/gateway-session';
 
 // docs/mcp-gateway.md "What passes through": countersign-mcp, as a client launches it, tells each
 // upstream only what that client itself declared of roots, sampling and elicitation. The upstream
@@ -12,21 +11,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 // (support/capabilities-server.mjs); the gateway is the command itself, run from source.
 
 const MAIN = path.resolve('src/gateway/main.ts');
-const SERVER = path.resolve('test/gateway/support/capabilities-server.mjs');
 const configDir = mkdtempSync(path.join(os.tmpdir(), 'cs-gw-caps-'));
 afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
 /** What the upstream says its client (the gateway) declared, when the MCP client declares `capabilities`. */
 async function upstreamSees(capabilities: ClientCapabilities): Promise<unknown> {
-  const client = new Client({ name: 'capabilities-client', version: '1.0.0' }, { capabilities });
-  const args = ['--import', 'tsx', MAIN, '--config-dir', configDir, '--upstream-command', process.execPath, '--upstream-arg', SERVER];
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, env: { ...process.env } as Record<string, string>, stderr: 'ignore' }));
-  try {
-    const result = await client.callTool({ name: 'client_capabilities', arguments: {} });
-    return JSON.parse((result.content as Array<{ text: string }>)[0]!.text);
-  } finally {
-    await client.close();
-  }
+  return (await gatewaySession(['--import', 'tsx', MAIN], configDir, capabilities)).answer;
 }
 
 describe('the upstream is told only what the MCP client can do', { timeout: 30_000 }, () => {
