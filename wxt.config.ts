@@ -1,4 +1,4 @@
-import { defaultClientConditions } from 'vite';
+import { defaultClientConditions, type Plugin } from 'vite';
 import { defineConfig } from 'wxt';
 import { MANIFEST_PUBLIC_KEY, FIREFOX_EXTENSION_ID } from './src/protocol/extension-identity';
 
@@ -38,6 +38,9 @@ export default defineConfig({
     includeSources: SOURCE_FILES,
     excludeSources: ['**/*.pem', '**/*.key', '**/*.crx', '**/*.zip', '**/*.xpi'],
   },
+  // Every browser Countersign supports has modulepreload (Chrome 66, Firefox 115): Vite's polyfill
+  // is not needed, and it was the only code of the module script the approval window got.
+  vite: () => ({ build: { modulePreload: { polyfill: false } }, plugins: [dropEmptyModuleScripts()] }),
   hooks: {
     'vite:build:extendConfig': (entrypoints, config) => {
       // The service worker has no `document`: packages that ship a DOM build for browsers and a
@@ -76,3 +79,23 @@ export default defineConfig({
         : { key: MANIFEST_PUBLIC_KEY }),
   }),
 });
+
+/**
+ * A page whose only import is the shared style sheet gets a module script from Vite all the same:
+ * the style sheet's chunk, which holds no code. The approval window loads its code as one classic
+ * script (entrypoints/approve-main.ts), and that empty module alone made it paint about 7 ms later,
+ * so pages lose the script tags of chunks with no code. The chunk stays for the pages that import it.
+ */
+function dropEmptyModuleScripts(): Plugin {
+  return {
+    name: 'countersign:drop-empty-module-scripts',
+    enforce: 'post',
+    generateBundle(_options, bundle) {
+      const empty = new Set(Object.values(bundle).flatMap((f) => (f.type === 'chunk' && f.code.trim() === '' ? [f.fileName] : [])));
+      for (const file of Object.values(bundle)) {
+        if (file.type !== 'asset' || !file.fileName.endsWith('.html')) continue;
+        file.source = String(file.source).replace(/\n?[ \t]*<script type="module"[^>]*\ssrc="\/([^"]+)"[^>]*><\/script>/g, (tag, src: string) => (empty.has(src) ? '' : tag));
+      }
+    },
+  };
+}

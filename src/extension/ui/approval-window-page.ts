@@ -18,17 +18,10 @@ import { APPROVE_WINDOW_PORT } from '../constants';
 import type { ApprovalView, ReviewedView, Snapshot } from '../snapshot';
 import type { PageMessage } from '../runtime-messages';
 import { deadlineOf } from '../../protocol/rfc3339';
+// In the window's one classic script (entrypoints/approve-main.ts): under 1 kB gzipped, so no
+// chunk of its own that a passkey item would wait for.
+import { PASSKEY_TIMEOUT_MS, passkeyAssertion } from './passkey-ceremony';
 
-/**
- * The WebAuthn ceremony loads only for an item that needs the person's passkey: most windows never
- * ask for one, and it is the largest part of what the window would otherwise load before its
- * first paint. It starts loading when such an item is shown, so the Approve click does not wait.
- */
-let ceremony: Promise<typeof import('./passkey-ceremony')> | undefined;
-function loadCeremony(): Promise<typeof import('./passkey-ceremony')> {
-  ceremony ??= import('./passkey-ceremony');
-  return ceremony;
-}
 
 export { formatRemaining } from './countdown';
 
@@ -317,7 +310,6 @@ class ApprovalWindow {
     ui.status.textContent = statusKey && view ? t(statusKey, inspectText(view.agentName, { singleLine: true }).display) : '';
     // The passkey step's own word on this item outlives re-renders; Approve itself says it needs one.
     if (pending && this.passkeyNote?.key === view.key) ui.status.textContent = this.passkeyNote.text;
-    if (pending && view.userVerification === 'required') void loadCeremony();
     ui.riskAck.hidden = !danger;
     // What a click on Approve does, on the button, from the terms as data (spec section 3: the
     // terms hold what the summary says in words): the summary can claim anything, not this.
@@ -547,7 +539,6 @@ class ApprovalWindow {
     this.passkeyAbort = controller;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const { PASSKEY_TIMEOUT_MS, passkeyAssertion } = await loadCeremony();
       timer = setTimeout(() => controller.abort(new DOMException('the passkey took too long', 'TimeoutError')), PASSKEY_TIMEOUT_MS);
       const asked = (await this.send({ type: 'countersign/passkey-challenge', key })) as { challenge?: string; credentialId?: string; now?: number; error?: { message: string } };
       if (asked.error !== undefined || asked.challenge === undefined || asked.credentialId === undefined || asked.now === undefined) throw new Error(asked.error?.message ?? 'no challenge');
