@@ -49,20 +49,29 @@ export function placeWindow(anchor: Partial<Bounds> | undefined, screen: { width
 let created: number | undefined;
 
 async function findApprovalWindowId(): Promise<number | undefined> {
-  if (created !== undefined) {
-    // Closed by the person since: windows.get rejects, and the search below decides.
-    if (await browser.windows.get(created).then(() => true, () => false)) return created;
-    created = undefined;
-  }
+  // The window created last is checked while the search runs: usually the person has closed it,
+  // and waiting for windows.get to reject before searching cost a round trip to the browser
+  // while the person waits for the window.
+  const last = created;
+  const [alive, found] = await Promise.all([
+    // Closed by the person since: windows.get rejects, and the search decides.
+    last === undefined ? false : browser.windows.get(last).then(() => true, () => false),
+    searchApprovalWindow(),
+  ]);
+  if (alive) return last;
+  if (created === last) created = undefined;
+  return found;
+}
+
+/** An approval window whose page has loaded, as the browser lists it. */
+async function searchApprovalWindow(): Promise<number | undefined> {
   const url = browser.runtime.getURL(APPROVE_PAGE);
   const runtime = browser.runtime as unknown as {
     getContexts?: (filter: { contextTypes: string[]; documentUrls?: string[] }) => Promise<Array<{ windowId: number; documentUrl?: string }>>;
   };
   if (runtime.getContexts) {
     const contexts = await runtime.getContexts({ contextTypes: ['TAB'] });
-    const hit = contexts.find((c) => c.documentUrl?.startsWith(url) && c.windowId >= 0);
-    if (hit) return hit.windowId;
-    return undefined;
+    return contexts.find((c) => c.documentUrl?.startsWith(url) && c.windowId >= 0)?.windowId;
   }
   const windows = await browser.windows.getAll({ populate: true, windowTypes: ['popup'] });
   return windows.find((w) => w.tabs?.some((t) => t.url?.startsWith(url)))?.id;

@@ -78,3 +78,31 @@ describe('finding: Firefox opened 2 approval windows for 2 requests 100-250 ms a
     expect(firefox.browser.windows.create).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('opening fast: the window closed since is not waited on before the search (docs/ui.md, "Opening fast")', () => {
+  beforeEach(() => firefox.windows.clear());
+
+  it('asks whether the last window is still open while it searches, not before', async () => {
+    await showApprovalWindow();
+    firefox.windows.clear(); // the person closed it
+    const order: string[] = [];
+    const { get } = firefox.browser.windows;
+    const { getContexts } = firefox.browser.runtime;
+    firefox.browser.windows.get = async (id: number) => {
+      await Promise.resolve();
+      order.push('windows.get settled');
+      return get(id);
+    };
+    firefox.browser.runtime.getContexts = async () => {
+      order.push('search started');
+      return getContexts();
+    };
+    try {
+      await showApprovalWindow();
+    } finally {
+      firefox.browser.windows.get = get;
+      firefox.browser.runtime.getContexts = getContexts;
+    }
+    expect(order.slice(0, 2)).toEqual(['search started', 'windows.get settled']);
+  });
+});
