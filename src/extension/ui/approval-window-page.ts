@@ -22,7 +22,6 @@ import { deadlineOf } from '../../protocol/rfc3339';
 // chunk of its own that a passkey item would wait for.
 import { PASSKEY_TIMEOUT_MS, passkeyAssertion } from './passkey-ceremony';
 
-
 export { formatRemaining } from './countdown';
 
 /**
