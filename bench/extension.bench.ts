@@ -25,16 +25,9 @@ import { bridgeRss } from '../test/e2e/support/socket-flood';
 import type { Companion } from '../src/agent/index.ts';
 import { formatMs as fmt, quantile } from './quantile';
 import type { BenchResult } from './run';
+import { REST_MS, openFromWorker } from './worker-window';
 
 let opCounter = 0;
-
-/**
- * The pause before each sample "at rest". Back to back, a request arrives while the browser is
- * still closing the last sample's window and the worker is still settling its decline: traced,
- * the agent's message then reached the worker 11 to 17 ms after the agent wrote it, against 2 to 4
- * ms after a pause. Both sides of a ratio at rest pause alike.
- */
-const REST_MS = 400;
 
 /** Samples of each side at rest. */
 const AT_REST_SAMPLES = 31;
@@ -183,10 +176,7 @@ async function bareWindows(stack: Stack, n: number, restMs = 0): Promise<number[
   const bare: number[] = [];
   for (let i = 0; i < n; i++) {
     if (restMs > 0) await pause(restMs);
-    const pagePromise = stack.context.waitForEvent('page');
-    const t0 = Date.now();
-    await stack.worker.evaluate(() => (globalThis as unknown as { chrome: { windows: { create(o: object): Promise<unknown> } } }).chrome.windows.create({ url: '/icon/16.png', type: 'popup', width: 520, height: 720 }));
-    const page = await pagePromise;
+    const { page, t0 } = await openFromWorker(stack, '/icon/16.png');
     const painted = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(Date.now()))));
     bare.push(painted - t0);
     await page.close();

@@ -6,8 +6,8 @@
  * - a bare page, one classic script that stamps (the baseline);
  * - with the main script's text inside a branch never taken: loading and parsing that much code;
  * - with the main script as built, deferred, as approve.html loads it;
- * - with the same file loaded as a module instead (`type="module"`), as the window loaded its
- *   code before: what the module loading itself costs.
+ * - with the same file loaded as a module instead (`type="module"`): what loading it as a
+ *   module, rather than as a classic script, costs.
  * The pages have none of the window's elements, so the script's mount stops at its first one:
  * what is timed is loading, compiling and evaluating the code. None carries the style sheet (the
  * window's, added to the bare page, made it paint no later). The pages take turns, each sample a
@@ -20,10 +20,9 @@ import { Stack } from '../test/e2e/support/stack';
 import { EXTENSION_DIR } from '../test/e2e/support/chromium';
 import { formatMs as fmt, quantile } from './quantile';
 import type { BenchResult } from './run';
+import { REST_MS, openFromWorker } from './worker-window';
 
 const SAMPLES = 21;
-/** As the window benchmark's samples "at rest" (bench/extension.bench.ts says why). */
-const REST_MS = 400;
 
 /** The difference of two p50s, signed: noise can make the page with more to load the faster one. */
 const diff = (a: number, b: number) => `${a >= b ? '+' : '−'}${fmt(Math.abs(a - b))}`;
@@ -57,10 +56,7 @@ async function addPages(dir: string): Promise<{ mainBytes: number }> {
 /** windows.create of `url` from the worker until the page stamped its first frame after load. */
 async function timeToStamp(stack: Stack, url: string): Promise<number> {
   await new Promise((r) => setTimeout(r, REST_MS));
-  const opened = stack.context.waitForEvent('page');
-  const t0 = Date.now();
-  await stack.worker.evaluate((u) => (globalThis as unknown as { chrome: { windows: { create(o: object): Promise<unknown> } } }).chrome.windows.create({ url: u, type: 'popup', width: 520, height: 720 }), url);
-  const p = await opened;
+  const { page: p, t0 } = await openFromWorker(stack, url);
   const deadline = Date.now() + 10_000;
   let stamped: string | null = null;
   while (stamped === null && Date.now() < deadline) {
