@@ -25,6 +25,7 @@ import { bridgeRss } from '../test/e2e/support/socket-flood';
 import type { Companion } from '../src/agent/index.ts';
 import { formatMs as fmt, quantile } from './quantile';
 import type { BenchResult } from './run';
+import { pollUntil } from './poll-until';
 import { REST_MS, openFromWorker } from './worker-window';
 
 let opCounter = 0;
@@ -98,12 +99,7 @@ async function timeToWindow(
     const t0 = Date.now();
     const answer = agent.requestApproval({ company: STORMLINE, operation: op, request: EXCHANGE_REQUEST, session: { kind: 'this_session' } });
     const page = await findPage();
-    let painted: number | null = null;
-    const deadline = Date.now() + 10_000;
-    while (painted === null && Date.now() < deadline) {
-      painted = await page.paintedAt(op.operation_id);
-      if (painted === null) await new Promise((r) => setTimeout(r, 5));
-    }
+    const painted = await pollUntil(() => page.paintedAt(op.operation_id), Date.now() + 10_000);
     if (painted === null) throw new Error('the window never painted the summary');
     times.push(painted - t0);
     await page.decline();
@@ -151,11 +147,7 @@ async function workerStart(stack: Stack, cold: boolean, n: number): Promise<{ pa
     const op = jacketOperation('r1', 10 * 60_000, { operation_id: `bench_${++opCounter}` });
     const answer = agent.requestApproval({ company: STORMLINE, operation: op, request: EXCHANGE_REQUEST, session: { kind: 'this_session' } });
     const page = await stack.approvalWindow();
-    let painted: number | null = null;
-    while (painted === null && Date.now() - t0 < 15_000) {
-      painted = await page.evaluate(readPaintedAt, op.operation_id).catch(() => null);
-      if (painted === null) await new Promise((r) => setTimeout(r, 5));
-    }
+    const painted = await pollUntil(() => page.evaluate(readPaintedAt, op.operation_id).catch(() => null), t0 + 15_000);
     if (painted === null) throw new Error('the window never painted the summary');
     times.push(painted - t0);
     await page.locator('#decline').click();

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Stack } from '../test/e2e/support/stack';
 import { EXTENSION_DIR } from '../test/e2e/support/chromium';
 import { formatMs as fmt, quantile } from './quantile';
+import { pollUntil } from './poll-until';
 import type { BenchResult } from './run';
 import { REST_MS, openFromWorker } from './worker-window';
 
@@ -57,12 +58,7 @@ async function addPages(dir: string): Promise<{ mainBytes: number }> {
 async function timeToStamp(stack: Stack, url: string): Promise<number> {
   await new Promise((r) => setTimeout(r, REST_MS));
   const { page: p, t0 } = await openFromWorker(stack, url);
-  const deadline = Date.now() + 10_000;
-  let stamped: string | null = null;
-  while (stamped === null && Date.now() < deadline) {
-    stamped = await p.evaluate(() => document.getElementById('content')?.dataset.paintedAt ?? null).catch(() => null);
-    if (stamped === null) await new Promise((r) => setTimeout(r, 5));
-  }
+  const stamped = await pollUntil(() => p.evaluate(() => document.getElementById('content')?.dataset.paintedAt ?? null).catch(() => null), Date.now() + 10_000);
   if (stamped === null) throw new Error(`${url} never stamped its first frame`);
   await p.close();
   return Number(stamped) - t0;
